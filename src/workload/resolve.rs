@@ -1,1 +1,199 @@
-//! (being written)
+//! Turning the user's `--workload` value into a [`Workload`]: a built-in name or a workload
+//! file, chosen by extension (`.json` PocketData recording, `.toml` spec, anything else a YCSB
+//! properties file). Also the one place that knows the command-line names of the
+//! [`Overrides`], so every source refuses an override it cannot honour in the same words.
+
+use crate::error::{Error, Result};
+use crate::workload::{pocketdata, pocketdata_json, spec_toml, ycsb, Overrides, Workload};
+use std::path::Path;
+
+/// Built-in YCSB core workloads.
+const YCSB_NAMES: [&str; 6] = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f"];
+
+/// Command-line flag of each override, as named in error messages.
+pub const RECORDS: &str = "--records";
+pub const OPS: &str = "--ops";
+pub const FIELD_COUNT: &str = "--field-count";
+pub const FIELD_LENGTH: &str = "--field-length";
+pub const DISTRIBUTION: &str = "--distribution";
+pub const MISS_RATIO: &str = "--miss-ratio";
+pub const INDEX: &str = "--index";
+
+/// Every built-in workload name, YCSB first.
+pub fn builtin_names() -> Vec<&'static str> {
+    YCSB_NAMES
+        .iter()
+        .chain(pocketdata::NAMES.iter())
+        .copied()
+        .collect()
+}
+
+/// Resolve `spec` — a built-in name or a path to a workload file — into a workload with the
+/// overrides applied. Built-in names win over files of the same name (write `./ycsb-a` for
+/// the file).
+pub fn resolve(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
+    if let Some(w) = ycsb::builtin(spec, o, seed)? {
+        return Ok(w);
+    }
+    if let Some(w) = pocketdata::builtin(spec, o, seed)? {
+        return Ok(w);
+    }
+    let path = Path::new(spec);
+    if path.is_file() {
+        return load_file(path, o, seed);
+    }
+    Err(not_found(spec, path))
+}
+
+/// Load a workload file, choosing its format by extension.
+fn load_file(path: &Path, o: &Overrides, seed: u64) -> Result<Workload> {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("json") => pocketdata_json::load(path, o),
+        Some("toml") => spec_toml::load(path, o, seed),
+        _ => ycsb::from_properties_file(path, o, seed),
+    }
+}
+
+fn not_found(spec: &str, path: &Path) -> Error {
+    let hint = format!(
+        "built-in: {}; or a path to a .properties, .json or .toml file",
+        builtin_names().join(", ")
+    );
+    if path.is_dir() {
+        Error::input(format!(
+            "--workload: '{spec}' is a directory, not a workload file"
+        ))
+    } else if spec.contains(['/', '\\']) || path.extension().is_some() {
+        Error::input(format!("--workload: no such file '{spec}' ({hint})"))
+    } else {
+        Error::input(format!("--workload: unknown workload '{spec}' ({hint})"))
+    }
+}
+
+/// The flags of the overrides that are set, in a fixed order.
+pub fn overrides_set(o: &Overrides) -> impl Iterator<Item = &'static str> {
+    [
+        (RECORDS, o.records.is_some()),
+        (OPS, o.ops.is_some()),
+        (FIELD_COUNT, o.field_count.is_some()),
+        (FIELD_LENGTH, o.field_length.is_some()),
+        (DISTRIBUTION, o.distribution.is_some()),
+        (MISS_RATIO, o.miss_ratio.is_some()),
+        (INDEX, !o.indexes.is_empty()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, set)| set.then_some(flag))
+}
+
+/// Refuse the first override that is set but not in `allowed`:
+/// `--records does not apply to {what}`.
+pub fn reject_overrides(o: &Overrides, allowed: &[&str], what: &str) -> Result<()> {
+    match overrides_set(o).find(|flag| !allowed.contains(flag)) {
+        Some(flag) => Err(Error::input(format!("{flag} does not apply to {what}"))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::model::DataModel;
+    use std::io::Write;
+
+    fn input_message(r: Result<Workload>) -> String {
+        match r {
+            Err(Error::Input(m)) => m,
+            Err(e) => panic!("expected bad input, got {e}"),
+            Ok(w) => panic!("expected an error, got workload {}", w.info.name),
+        }
+    }
+
+    fn temp_file(suffix: &str, text: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::Builder::new().suffix(suffix).tempfile().unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        f
+    }
+
+    #[test]
+    fn builtin_names_resolve() {
+        let names = builtin_names();
+        assert!(names.contains(&"ycsb-a") && names.contains(&"ycsb-f"));
+        assert!(names.iter().any(|n| n.starts_with("pocketdata-")));
+        for name in names {
+            let w = resolve(name, &Overrides::default(), 1).unwrap();
+            assert_eq!(w.info.name, name);
+        }
+    }
+
+    #[test]
+    fn files_are_chosen_by_extension() {
+        let json = temp_file(
+            ".json",
+            r#"{"init": [], "benchmark": [{"op": "query", "sql": "SELECT 1"}]}"#,
+        );
+        let w = resolve(json.path().to_str().unwrap(), &Overrides::default(), 1).unwrap();
+        assert_eq!(w.info.source, "pocketdata-json");
+
+        let toml = temp_file(
+            ".toml",
+            "[sql]\nrecords = 3\noperations = 4\n[[sql.statement]]\nsql = \"SELECT {key}\"\n",
+        );
+        let w = resolve(toml.path().to_str().unwrap(), &Overrides::default(), 1).unwrap();
+        assert_eq!((w.info.source.as_str(), w.info.run_ops), ("toml", 4));
+
+        let props = temp_file(
+            "",
+            "recordcount=10\noperationcount=20\nreadproportion=1\nupdateproportion=0\n",
+        );
+        let w = resolve(props.path().to_str().unwrap(), &Overrides::default(), 1).unwrap();
+        assert!(matches!(w.info.model, DataModel::KeyValue(_)));
+        assert_eq!((w.info.load_ops, w.info.run_ops), (10, 20));
+    }
+
+    #[test]
+    fn unknown_names_and_missing_files_are_bad_input() {
+        let msg = input_message(resolve("ycsb-z", &Overrides::default(), 1));
+        assert!(
+            msg.starts_with("--workload: unknown workload 'ycsb-z' (built-in: ycsb-a, "),
+            "{msg}"
+        );
+        assert!(
+            msg.ends_with("; or a path to a .properties, .json or .toml file)"),
+            "{msg}"
+        );
+        let msg = input_message(resolve("/no/such/spec.toml", &Overrides::default(), 1));
+        assert!(
+            msg.starts_with("--workload: no such file '/no/such/spec.toml'"),
+            "{msg}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let msg = input_message(resolve(
+            dir.path().to_str().unwrap(),
+            &Overrides::default(),
+            1,
+        ));
+        assert!(
+            msg.ends_with("is a directory, not a workload file"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn overrides_are_refused_by_flag() {
+        let o = Overrides {
+            ops: Some(3),
+            indexes: vec!["key".into()],
+            ..Overrides::default()
+        };
+        assert_eq!(overrides_set(&o).collect::<Vec<_>>(), [OPS, INDEX]);
+        assert!(reject_overrides(&o, &[OPS, INDEX], "x").is_ok());
+        let msg = reject_overrides(&o, &[OPS], "a thing")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(msg, "--index does not apply to a thing");
+        assert!(reject_overrides(&Overrides::default(), &[], "x").is_ok());
+    }
+}

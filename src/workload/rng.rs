@@ -96,16 +96,18 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream_and_purposes_differ() {
-        let a: Vec<u64> = (0..8).map({
-            let mut r = Rng::new(42);
-            move |_| r.next_u64()
-        })
-        .collect();
-        let b: Vec<u64> = (0..8).map({
-            let mut r = Rng::new(42);
-            move |_| r.next_u64()
-        })
-        .collect();
+        let a: Vec<u64> = (0..8)
+            .map({
+                let mut r = Rng::new(42);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..8)
+            .map({
+                let mut r = Rng::new(42);
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(
             Rng::derive(42, "run").next_u64(),

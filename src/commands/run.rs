@@ -1,0 +1,83 @@
+//! `pocketbench run`.
+
+use crate::cli::RunArgs;
+use crate::engine::options::parse_pair;
+use crate::error::{Error, Result};
+use crate::report::{progress, run_summary};
+use crate::results::{self, store::Store};
+use crate::run::{self, pacer::Pacing, RunRequest, WorkloadChoice};
+
+pub fn main(args: &RunArgs) -> Result<i32> {
+    progress::set_quiet(args.quiet || args.json);
+    let request = request(args)?;
+    let prepared = run::prepare(&request)?;
+    // Open the store only now: bad input above never creates or touches it.
+    let mut store = Store::open(&args.results)?;
+    let output = run::execute(&request, prepared)?;
+    let summary = results::record(&output, &mut store, args.raw.as_deref(), !args.no_samples)?;
+    if args.json {
+        super::print_json(&summary)?;
+    } else {
+        print!(
+            "{}",
+            run_summary::render(&summary, Some(&args.results.display().to_string()))
+        );
+    }
+    if let Some(e) = &summary.first_error {
+        eprintln!(
+            "pocketbench: error: {} of {} operations failed; first: {e}",
+            summary.errors, summary.ops
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn request(args: &RunArgs) -> Result<RunRequest> {
+    let pacing = Pacing::parse(&args.pacing)
+        .ok_or_else(|| Error::input(format!("--pacing {}: expected think or open", args.pacing)))?;
+    let options = args
+        .options
+        .iter()
+        .map(|o| parse_pair(o))
+        .collect::<Result<Vec<_>>>()?;
+    let workload = match &args.trace {
+        Some(path) => WorkloadChoice::Trace(path.clone()),
+        None => WorkloadChoice::Spec {
+            spec: args.workload.workload.clone(),
+            overrides: super::overrides(&args.workload)?,
+        },
+    };
+    if let Some(raw) = &args.raw {
+        check_writable_parent(raw, "--raw")?;
+    }
+    Ok(RunRequest {
+        workload,
+        engine: args.engine.clone(),
+        options,
+        delay: super::delay(&args.workload)?,
+        pacing,
+        seed: args.workload.seed,
+        warm: args.warm,
+        drop_caches: args.drop_caches,
+        data_dir: args.dir.clone(),
+        measure_overhead: !args.no_overhead,
+    })
+}
+
+/// A file we will create later must have an existing directory to go in.
+fn check_writable_parent(path: &std::path::Path, flag: &str) -> Result<()> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if parent.is_dir() {
+        Ok(())
+    } else {
+        Err(Error::input(format!(
+            "{flag} {}: directory {} does not exist",
+            path.display(),
+            parent.display()
+        )))
+    }
+}

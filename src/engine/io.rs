@@ -1,0 +1,136 @@
+//! File I/O accounting shared by every engine: counts, bytes and time blocked in reads, writes,
+//! syncs and truncates, split by the kind of file (main database, rollback journal, WAL, other).
+//!
+//! Engines with a VFS hook (SQLite) add to the calling thread's counters from inside the hook;
+//! the replayer snapshots them around each operation. Thread-local, because the engine runs on
+//! the replaying thread and the hot path must not pay for atomics.
+
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+
+/// Which file an I/O went to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileKind {
+    Main,
+    Journal,
+    Wal,
+    Other,
+}
+
+impl FileKind {
+    pub const ALL: [FileKind; 4] = [
+        FileKind::Main,
+        FileKind::Journal,
+        FileKind::Wal,
+        FileKind::Other,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Main => "main",
+            FileKind::Journal => "journal",
+            FileKind::Wal => "wal",
+            FileKind::Other => "other",
+        }
+    }
+}
+
+/// Counters for one kind of file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoStats {
+    pub reads: u64,
+    pub read_bytes: u64,
+    pub read_ns: u64,
+    pub writes: u64,
+    pub write_bytes: u64,
+    pub write_ns: u64,
+    pub syncs: u64,
+    pub sync_ns: u64,
+    pub truncates: u64,
+    pub truncate_ns: u64,
+}
+
+impl IoStats {
+    pub fn blocked_ns(&self) -> u64 {
+        self.read_ns + self.write_ns + self.sync_ns + self.truncate_ns
+    }
+
+    pub fn add(&mut self, o: &IoStats) {
+        self.reads += o.reads;
+        self.read_bytes += o.read_bytes;
+        self.read_ns += o.read_ns;
+        self.writes += o.writes;
+        self.write_bytes += o.write_bytes;
+        self.write_ns += o.write_ns;
+        self.syncs += o.syncs;
+        self.sync_ns += o.sync_ns;
+        self.truncates += o.truncates;
+        self.truncate_ns += o.truncate_ns;
+    }
+
+    pub fn minus(&self, o: &IoStats) -> IoStats {
+        IoStats {
+            reads: self.reads - o.reads,
+            read_bytes: self.read_bytes - o.read_bytes,
+            read_ns: self.read_ns - o.read_ns,
+            writes: self.writes - o.writes,
+            write_bytes: self.write_bytes - o.write_bytes,
+            write_ns: self.write_ns - o.write_ns,
+            syncs: self.syncs - o.syncs,
+            sync_ns: self.sync_ns - o.sync_ns,
+            truncates: self.truncates - o.truncates,
+            truncate_ns: self.truncate_ns - o.truncate_ns,
+        }
+    }
+}
+
+/// Counters for every kind of file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IoCounters {
+    pub by_kind: [IoStats; 4],
+}
+
+impl IoCounters {
+    pub fn total(&self) -> IoStats {
+        let mut t = IoStats::default();
+        for s in &self.by_kind {
+            t.add(s);
+        }
+        t
+    }
+
+    pub fn kind(&self, k: FileKind) -> &IoStats {
+        &self.by_kind[k as usize]
+    }
+
+    pub fn minus(&self, o: &IoCounters) -> IoCounters {
+        let mut d = IoCounters::default();
+        for i in 0..4 {
+            d.by_kind[i] = self.by_kind[i].minus(&o.by_kind[i]);
+        }
+        d
+    }
+
+    pub fn add(&mut self, o: &IoCounters) {
+        for i in 0..4 {
+            self.by_kind[i].add(&o.by_kind[i]);
+        }
+    }
+}
+
+thread_local! {
+    static THREAD_IO: RefCell<IoCounters> = RefCell::new(IoCounters::default());
+}
+
+/// Add to the calling thread's counters for `kind`.
+#[inline]
+pub fn record(kind: FileKind, f: impl FnOnce(&mut IoStats)) {
+    THREAD_IO.with(|c| f(&mut c.borrow_mut().by_kind[kind as usize]));
+}
+
+/// The calling thread's counters so far.
+#[inline]
+pub fn thread_counters() -> IoCounters {
+    THREAD_IO.with(|c| *c.borrow())
+}

@@ -1,0 +1,118 @@
+//! Engines: one trait ([`Engine`]), one file per engine, and the registry that maps a name and
+//! `-o key=value` options to an open engine. Adding an engine is one file implementing the
+//! trait and one line in [`REGISTRY`].
+
+pub mod io;
+pub mod null;
+pub mod options;
+pub mod sqlite;
+
+use crate::error::{Error, Result};
+use crate::workload::model::DataModel;
+use crate::workload::op::Op;
+use io::IoCounters;
+use options::{EngineOptions, OptionSpec};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// One operation ready to execute: the trace operation plus its key text and field values,
+/// materialised by the replayer before the clock starts.
+pub struct Request<'a> {
+    pub op: &'a Op,
+    /// Key text for key-value operations (empty for SQL).
+    pub key: &'a [u8],
+    /// Field values, indexed by field number; only the fields the operation writes are filled.
+    pub values: &'a [Vec<u8>],
+}
+
+/// What an operation returned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Rows (records) read or changed.
+    pub rows: u64,
+}
+
+/// Name, version and effective options of an open engine, for the result's environment.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct EngineInfo {
+    pub name: String,
+    pub version: String,
+    pub options: std::collections::BTreeMap<String, String>,
+    /// How per-operation I/O is measured for this engine.
+    pub io_method: String,
+}
+
+pub trait Engine {
+    fn info(&self) -> EngineInfo;
+
+    /// Create what the data model needs (the YCSB table for key-value workloads).
+    fn create_schema(&mut self, model: &DataModel) -> Result<()>;
+
+    /// Start and end the bulk load of the load phase (one transaction where supported).
+    fn begin_load(&mut self) -> Result<()>;
+    fn end_load(&mut self) -> Result<()>;
+
+    /// Execute one operation. Errors are the engine's message; the replayer counts them.
+    fn execute(&mut self, req: &Request<'_>) -> std::result::Result<Outcome, String>;
+
+    /// Cumulative I/O counters of this engine on the calling thread.
+    fn io(&self) -> IoCounters {
+        io::thread_counters()
+    }
+
+    /// Files the engine keeps its data in (evicted from the page cache between phases).
+    fn data_dir(&self) -> &Path;
+}
+
+/// How to open one engine, and what it accepts.
+pub struct EngineDescriptor {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub options: &'static [OptionSpec],
+    /// Data models it can run.
+    pub supports_sql: bool,
+    pub open: fn(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>>,
+    pub version: fn() -> String,
+}
+
+/// Every engine pocketbench knows.
+pub const REGISTRY: &[&EngineDescriptor] = &[&sqlite::DESCRIPTOR, &null::DESCRIPTOR];
+
+pub fn descriptor(name: &str) -> Result<&'static EngineDescriptor> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|d| d.name == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = REGISTRY.iter().map(|d| d.name).collect();
+            Error::input(format!(
+                "--engine: unknown engine '{name}' (available: {})",
+                names.join(", ")
+            ))
+        })
+}
+
+/// Open engine `name` with its data in `dir`, validating `options` against its descriptor.
+pub fn open(name: &str, raw_options: &[(String, String)], dir: &Path) -> Result<Box<dyn Engine>> {
+    let d = descriptor(name)?;
+    let options = EngineOptions::validate(d.name, d.options, raw_options)?;
+    (d.open)(dir, &options)
+}
+
+/// Check that `name` exists, its options are valid, and it can run `model`.
+pub fn check(name: &str, raw_options: &[(String, String)], model: &DataModel) -> Result<()> {
+    let d = descriptor(name)?;
+    EngineOptions::validate(d.name, d.options, raw_options)?;
+    if matches!(model, DataModel::Sql) && !d.supports_sql {
+        let sql: Vec<&str> = REGISTRY
+            .iter()
+            .filter(|d| d.supports_sql)
+            .map(|d| d.name)
+            .collect();
+        return Err(Error::input(format!(
+            "--engine {name}: this workload is SQL and {name} is a key-value engine (SQL engines: {})",
+            sql.join(", ")
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! SQLite's options: the PRAGMAs users vary (journal mode, synchronous, page and cache size,
+//! mmap, locking, temp store) and the `preset=android` bundle of Android's framework defaults.
+
+use crate::engine::options::{EngineOptions, OptionKind, OptionSpec};
+
+const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "memory", "wal", "off"];
+const SYNC_MODES: &[&str] = &["off", "normal", "full", "extra"];
+
+pub const SPECS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "preset",
+        default: "",
+        help: "android: Android framework defaults (journal_mode=truncate, synchronous=full, page_size=4096, journal_size_limit=524288, wal_autocheckpoint=100); explicit options override it",
+        kind: OptionKind::OneOf(&["android", "sqlite"]),
+    },
+    OptionSpec { name: "page_size", default: "4096", help: "database page size in bytes (power of two, 512..65536; set before the database is created)", kind: OptionKind::Integer { min: 512, max: 65536 } },
+    OptionSpec { name: "journal_mode", default: "delete", help: "rollback journal or write-ahead log", kind: OptionKind::OneOf(JOURNAL_MODES) },
+    OptionSpec { name: "synchronous", default: "full", help: "how often SQLite waits for data to reach storage", kind: OptionKind::OneOf(SYNC_MODES) },
+    OptionSpec { name: "cache_size", default: "-2000", help: "page cache: pages if positive, KiB if negative", kind: OptionKind::Integer { min: i64::MIN / 2, max: i64::MAX / 2 } },
+    OptionSpec { name: "mmap_size", default: "0", help: "bytes of the database file to memory-map (reads through the map bypass the I/O counters)", kind: OptionKind::Integer { min: 0, max: i64::MAX / 2 } },
+    OptionSpec { name: "locking_mode", default: "normal", help: "exclusive keeps the lock and skips the change-counter check on every transaction", kind: OptionKind::OneOf(&["normal", "exclusive"]) },
+    OptionSpec { name: "temp_store", default: "default", help: "where temporary tables and indices live", kind: OptionKind::OneOf(&["default", "file", "memory"]) },
+    OptionSpec { name: "journal_size_limit", default: "-1", help: "bytes of journal/WAL kept after a transaction (-1: no limit)", kind: OptionKind::Integer { min: -1, max: i64::MAX / 2 } },
+    OptionSpec { name: "wal_autocheckpoint", default: "1000", help: "WAL pages before an automatic checkpoint", kind: OptionKind::Integer { min: 0, max: i32::MAX as i64 } },
+];
+
+/// Android's framework defaults, from AOSP `frameworks/base/core/res/res/values/config.xml`
+/// (`db_default_journal_mode`, `db_default_sync_mode`, `db_journal_size_limit`,
+/// `db_wal_autocheckpoint`) and `SQLiteGlobal.getDefaultPageSize()` (the /data file system
+/// block size, 4096 on current devices).
+const ANDROID: &[(&str, &str)] = &[
+    ("journal_mode", "truncate"),
+    ("synchronous", "full"),
+    ("page_size", "4096"),
+    ("journal_size_limit", "524288"),
+    ("wal_autocheckpoint", "100"),
+];
+
+/// The PRAGMAs to apply, in order, with the preset expanded and explicit options winning.
+/// `page_size` comes first because it only takes effect before the database has content.
+pub fn effective(options: &EngineOptions) -> Vec<(&'static str, String)> {
+    let preset: &[(&str, &str)] = if options.get("preset") == Some("android") {
+        ANDROID
+    } else {
+        &[]
+    };
+    SPECS
+        .iter()
+        .filter(|s| s.name != "preset")
+        .filter_map(|s| {
+            let chosen = options.get(s.name).map(str::to_string).or_else(|| {
+                preset
+                    .iter()
+                    .find(|(k, _)| *k == s.name)
+                    .map(|(_, v)| v.to_string())
+            });
+            chosen.map(|v| (s.name, v))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn android_preset_expands_and_explicit_options_win() {
+        let raw = vec![
+            ("preset".to_string(), "android".to_string()),
+            ("synchronous".to_string(), "off".to_string()),
+        ];
+        let o = EngineOptions::validate("sqlite", SPECS, &raw).unwrap();
+        let e = effective(&o);
+        assert_eq!(e[0], ("page_size", "4096".to_string()));
+        assert!(e.contains(&("journal_mode", "truncate".to_string())));
+        assert!(e.contains(&("synchronous", "off".to_string())));
+        assert!(e.contains(&("wal_autocheckpoint", "100".to_string())));
+    }
+}

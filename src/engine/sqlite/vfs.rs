@@ -1,0 +1,323 @@
+//! A VFS shim that wraps SQLite's default VFS and accounts every xRead, xWrite, xSync and
+//! xTruncate (count, bytes, time blocked) to the calling thread's I/O counters, by file kind
+//! (main database, rollback journal, WAL, other). The replayer snapshots those counters around
+//! each operation, so every I/O is attributed to the operation that caused it.
+//!
+//! The shim is registered once per process under the name [`VFS_NAME`] (not as the default);
+//! connections opened with that VFS name are measured. Memory-mapped reads (`mmap_size > 0`)
+//! reach the page cache without xRead and are therefore not counted; the docs say so.
+
+use crate::engine::io::{self, FileKind, IoStats};
+use crate::platform::clock::mono_ns;
+use rusqlite::ffi;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::Once;
+
+pub const VFS_NAME: &str = "pocketbench";
+const VFS_NAME_C: &CStr = c"pocketbench";
+
+/// Our file object: SQLite's base struct, the kind of file, then the wrapped VFS's own file
+/// object right after it (space for it is included in `szOsFile`).
+#[repr(C)]
+struct ShimFile {
+    base: ffi::sqlite3_file,
+    kind: FileKind,
+    real: *mut ffi::sqlite3_file,
+}
+
+static REGISTER: Once = Once::new();
+static mut ROOT_VFS: *mut ffi::sqlite3_vfs = std::ptr::null_mut();
+
+/// Register the shim (idempotent). Returns false if SQLite has no default VFS to wrap.
+pub fn register() -> bool {
+    REGISTER.call_once(|| {
+        // SAFETY: called once; sqlite3_vfs_find(NULL) returns the default VFS or null, and the
+        // shim struct is leaked so it outlives every connection.
+        unsafe {
+            let root = ffi::sqlite3_vfs_find(std::ptr::null());
+            if root.is_null() {
+                return;
+            }
+            ROOT_VFS = root;
+            let mut shim: ffi::sqlite3_vfs = *root;
+            shim.szOsFile = (std::mem::size_of::<ShimFile>() as c_int) + (*root).szOsFile;
+            shim.zName = VFS_NAME_C.as_ptr();
+            shim.pNext = std::ptr::null_mut();
+            shim.xOpen = Some(shim_open);
+            shim.xDelete = Some(shim_delete);
+            ffi::sqlite3_vfs_register(Box::into_raw(Box::new(shim)), 0);
+        }
+    });
+    // SAFETY: written once inside call_once above, read-only afterwards.
+    unsafe { !ROOT_VFS.is_null() }
+}
+
+fn kind_of(flags: c_int) -> FileKind {
+    if flags & ffi::SQLITE_OPEN_MAIN_DB != 0 {
+        FileKind::Main
+    } else if flags & ffi::SQLITE_OPEN_MAIN_JOURNAL != 0 {
+        FileKind::Journal
+    } else if flags & ffi::SQLITE_OPEN_WAL != 0 {
+        FileKind::Wal
+    } else {
+        FileKind::Other
+    }
+}
+
+unsafe extern "C" fn shim_open(
+    _vfs: *mut ffi::sqlite3_vfs,
+    name: *const c_char,
+    file: *mut ffi::sqlite3_file,
+    flags: c_int,
+    out_flags: *mut c_int,
+) -> c_int {
+    let shim = file as *mut ShimFile;
+    let real = (file as *mut u8).add(std::mem::size_of::<ShimFile>()) as *mut ffi::sqlite3_file;
+    (*shim).kind = kind_of(flags);
+    (*shim).real = real;
+    let root = ROOT_VFS;
+    let rc = match (*root).xOpen {
+        Some(open) => open(root, name, real, flags, out_flags),
+        None => ffi::SQLITE_CANTOPEN,
+    };
+    (*shim).base.pMethods = if (*real).pMethods.is_null() {
+        std::ptr::null()
+    } else {
+        &SHIM_METHODS
+    };
+    rc
+}
+
+unsafe extern "C" fn shim_delete(
+    _vfs: *mut ffi::sqlite3_vfs,
+    name: *const c_char,
+    sync_dir: c_int,
+) -> c_int {
+    let root = ROOT_VFS;
+    let t0 = mono_ns();
+    let rc = (*root)
+        .xDelete
+        .map_or(ffi::SQLITE_IOERR_DELETE, |f| f(root, name, sync_dir));
+    let elapsed = mono_ns() - t0;
+    // A deleted journal is the commit of a DELETE-mode transaction: account it as a truncate.
+    io::record(FileKind::Journal, |s| {
+        s.truncates += 1;
+        s.truncate_ns += elapsed;
+    });
+    rc
+}
+
+#[inline]
+unsafe fn real(
+    file: *mut ffi::sqlite3_file,
+) -> (
+    *mut ffi::sqlite3_file,
+    &'static ffi::sqlite3_io_methods,
+    FileKind,
+) {
+    let shim = file as *mut ShimFile;
+    let r = (*shim).real;
+    (r, &*(*r).pMethods, (*shim).kind)
+}
+
+/// Run `f`, time it, and add it to the counters of `kind` with `account`.
+#[inline]
+fn timed(
+    kind: FileKind,
+    f: impl FnOnce() -> c_int,
+    account: impl FnOnce(&mut IoStats, u64),
+) -> c_int {
+    let t0 = mono_ns();
+    let rc = f();
+    let elapsed = mono_ns() - t0;
+    io::record(kind, |s| account(s, elapsed));
+    rc
+}
+
+unsafe extern "C" fn x_close(file: *mut ffi::sqlite3_file) -> c_int {
+    let (r, m, _) = real(file);
+    m.xClose.map_or(ffi::SQLITE_OK, |f| f(r))
+}
+
+unsafe extern "C" fn x_read(
+    file: *mut ffi::sqlite3_file,
+    buf: *mut c_void,
+    amt: c_int,
+    off: i64,
+) -> c_int {
+    let (r, m, kind) = real(file);
+    let read = m.xRead.expect("xRead");
+    timed(
+        kind,
+        || read(r, buf, amt, off),
+        |s, ns| {
+            s.reads += 1;
+            s.read_bytes += amt as u64;
+            s.read_ns += ns;
+        },
+    )
+}
+
+unsafe extern "C" fn x_write(
+    file: *mut ffi::sqlite3_file,
+    buf: *const c_void,
+    amt: c_int,
+    off: i64,
+) -> c_int {
+    let (r, m, kind) = real(file);
+    let write = m.xWrite.expect("xWrite");
+    timed(
+        kind,
+        || write(r, buf, amt, off),
+        |s, ns| {
+            s.writes += 1;
+            s.write_bytes += amt as u64;
+            s.write_ns += ns;
+        },
+    )
+}
+
+unsafe extern "C" fn x_truncate(file: *mut ffi::sqlite3_file, size: i64) -> c_int {
+    let (r, m, kind) = real(file);
+    let truncate = m.xTruncate.expect("xTruncate");
+    timed(
+        kind,
+        || truncate(r, size),
+        |s, ns| {
+            s.truncates += 1;
+            s.truncate_ns += ns;
+        },
+    )
+}
+
+unsafe extern "C" fn x_sync(file: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
+    let (r, m, kind) = real(file);
+    let sync = m.xSync.expect("xSync");
+    timed(
+        kind,
+        || sync(r, flags),
+        |s, ns| {
+            s.syncs += 1;
+            s.sync_ns += ns;
+        },
+    )
+}
+
+unsafe extern "C" fn x_file_size(file: *mut ffi::sqlite3_file, size: *mut i64) -> c_int {
+    let (r, m, _) = real(file);
+    m.xFileSize.map_or(ffi::SQLITE_IOERR, |f| f(r, size))
+}
+
+unsafe extern "C" fn x_lock(file: *mut ffi::sqlite3_file, level: c_int) -> c_int {
+    let (r, m, _) = real(file);
+    m.xLock.map_or(ffi::SQLITE_OK, |f| f(r, level))
+}
+
+unsafe extern "C" fn x_unlock(file: *mut ffi::sqlite3_file, level: c_int) -> c_int {
+    let (r, m, _) = real(file);
+    m.xUnlock.map_or(ffi::SQLITE_OK, |f| f(r, level))
+}
+
+unsafe extern "C" fn x_check_reserved_lock(file: *mut ffi::sqlite3_file, out: *mut c_int) -> c_int {
+    let (r, m, _) = real(file);
+    m.xCheckReservedLock.map_or(ffi::SQLITE_OK, |f| f(r, out))
+}
+
+unsafe extern "C" fn x_file_control(
+    file: *mut ffi::sqlite3_file,
+    op: c_int,
+    arg: *mut c_void,
+) -> c_int {
+    let (r, m, _) = real(file);
+    m.xFileControl
+        .map_or(ffi::SQLITE_NOTFOUND, |f| f(r, op, arg))
+}
+
+unsafe extern "C" fn x_sector_size(file: *mut ffi::sqlite3_file) -> c_int {
+    let (r, m, _) = real(file);
+    m.xSectorSize.map_or(4096, |f| f(r))
+}
+
+unsafe extern "C" fn x_device_characteristics(file: *mut ffi::sqlite3_file) -> c_int {
+    let (r, m, _) = real(file);
+    m.xDeviceCharacteristics.map_or(0, |f| f(r))
+}
+
+unsafe extern "C" fn x_shm_map(
+    file: *mut ffi::sqlite3_file,
+    region: c_int,
+    size: c_int,
+    extend: c_int,
+    out: *mut *mut c_void,
+) -> c_int {
+    let (r, m, _) = real(file);
+    m.xShmMap.map_or(ffi::SQLITE_IOERR_SHMMAP, |f| {
+        f(r, region, size, extend, out)
+    })
+}
+
+unsafe extern "C" fn x_shm_lock(
+    file: *mut ffi::sqlite3_file,
+    offset: c_int,
+    n: c_int,
+    flags: c_int,
+) -> c_int {
+    let (r, m, _) = real(file);
+    m.xShmLock
+        .map_or(ffi::SQLITE_IOERR_SHMLOCK, |f| f(r, offset, n, flags))
+}
+
+unsafe extern "C" fn x_shm_barrier(file: *mut ffi::sqlite3_file) {
+    let (r, m, _) = real(file);
+    if let Some(f) = m.xShmBarrier {
+        f(r)
+    }
+}
+
+unsafe extern "C" fn x_shm_unmap(file: *mut ffi::sqlite3_file, delete: c_int) -> c_int {
+    let (r, m, _) = real(file);
+    m.xShmUnmap.map_or(ffi::SQLITE_OK, |f| f(r, delete))
+}
+
+unsafe extern "C" fn x_fetch(
+    file: *mut ffi::sqlite3_file,
+    off: i64,
+    amt: c_int,
+    out: *mut *mut c_void,
+) -> c_int {
+    let (r, m, _) = real(file);
+    match m.xFetch {
+        Some(f) => f(r, off, amt, out),
+        None => {
+            *out = std::ptr::null_mut();
+            ffi::SQLITE_OK
+        }
+    }
+}
+
+unsafe extern "C" fn x_unfetch(file: *mut ffi::sqlite3_file, off: i64, p: *mut c_void) -> c_int {
+    let (r, m, _) = real(file);
+    m.xUnfetch.map_or(ffi::SQLITE_OK, |f| f(r, off, p))
+}
+
+static SHIM_METHODS: ffi::sqlite3_io_methods = ffi::sqlite3_io_methods {
+    iVersion: 3,
+    xClose: Some(x_close),
+    xRead: Some(x_read),
+    xWrite: Some(x_write),
+    xTruncate: Some(x_truncate),
+    xSync: Some(x_sync),
+    xFileSize: Some(x_file_size),
+    xLock: Some(x_lock),
+    xUnlock: Some(x_unlock),
+    xCheckReservedLock: Some(x_check_reserved_lock),
+    xFileControl: Some(x_file_control),
+    xSectorSize: Some(x_sector_size),
+    xDeviceCharacteristics: Some(x_device_characteristics),
+    xShmMap: Some(x_shm_map),
+    xShmLock: Some(x_shm_lock),
+    xShmBarrier: Some(x_shm_barrier),
+    xShmUnmap: Some(x_shm_unmap),
+    xFetch: Some(x_fetch),
+    xUnfetch: Some(x_unfetch),
+};

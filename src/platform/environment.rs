@@ -1,0 +1,176 @@
+//! The facts about the device that every result carries, so numbers from different devices can
+//! be compared and explained: host, kernel, CPU, memory, and the state of the knobs that change
+//! the answer (CPU governor, frequency, energy counters). A fact the device does not expose is
+//! recorded as unavailable with the reason, never guessed.
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Environment variable that points all sysfs reads at another root (tests use a fake tree).
+pub const SYSFS_ROOT_ENV: &str = "POCKETBENCH_SYSFS_ROOT";
+
+/// Root of the sysfs tree to read (`/sys` unless overridden).
+pub fn sysfs_root() -> PathBuf {
+    std::env::var_os(SYSFS_ROOT_ENV)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/sys"))
+}
+
+/// A fact that is either observed or unavailable for a stated reason.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Observed {
+    Value { value: String, how: String },
+    Unavailable { unavailable: String },
+}
+
+impl Observed {
+    /// One line for terminal output.
+    pub fn text(&self) -> String {
+        match self {
+            Observed::Value { value, how } => format!("{value} ({how})"),
+            Observed::Unavailable { unavailable } => format!("unavailable: {unavailable}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Environment {
+    pub tool_version: String,
+    pub host: String,
+    pub os: String,
+    pub kernel: String,
+    pub arch: String,
+    pub cpu_model: String,
+    pub cpus: usize,
+    pub mem_total_kib: Option<u64>,
+    /// Governor of CPU 0's cpufreq policy as observed (pocketbench did not set it).
+    pub governor: Observed,
+    /// Frequency residency during the run (needs cpufreq statistics).
+    pub cpu_frequency: Observed,
+    pub energy: Observed,
+    pub timer_slack_ns: Option<u64>,
+    pub clock_resolution_ns: u64,
+}
+
+impl Environment {
+    pub fn capture() -> Self {
+        let uts = uname();
+        Environment {
+            tool_version: crate::TOOL_VERSION.to_string(),
+            host: uts.0,
+            os: std::env::consts::OS.to_string(),
+            kernel: uts.1,
+            arch: std::env::consts::ARCH.to_string(),
+            cpu_model: cpu_model(),
+            cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            mem_total_kib: mem_total_kib(),
+            governor: governor(),
+            cpu_frequency: cpu_frequency(),
+            energy: energy(),
+            timer_slack_ns: crate::platform::clock::set_timer_slack(1),
+            clock_resolution_ns: crate::platform::clock::mono_resolution_ns(),
+        }
+    }
+}
+
+fn uname() -> (String, String) {
+    // SAFETY: zeroed utsname is a valid out-parameter for uname(2).
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return ("unknown".into(), "unknown".into());
+    }
+    let text = |f: &[libc::c_char]| {
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    (
+        text(&u.nodename),
+        format!("{} {}", text(&u.release), text(&u.version)),
+    )
+}
+
+fn cpu_model() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    ["model name", "Hardware", "Processor", "cpu model"]
+        .iter()
+        .find_map(|key| {
+            info.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn mem_total_kib() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn cpufreq_dir() -> PathBuf {
+    sysfs_root().join("devices/system/cpu/cpu0/cpufreq")
+}
+
+fn governor() -> Observed {
+    let path = cpufreq_dir().join("scaling_governor");
+    match std::fs::read_to_string(&path) {
+        Ok(g) => Observed::Value {
+            value: g.trim().to_string(),
+            how: format!("observed in {}", path.display()),
+        },
+        Err(e) => Observed::Unavailable {
+            unavailable: format!(
+                "no cpufreq governor ({}: {e}); frequency scaling cannot be observed or controlled",
+                path.display()
+            ),
+        },
+    }
+}
+
+fn cpu_frequency() -> Observed {
+    let stats = cpufreq_dir().join("stats/time_in_state");
+    let cur = cpufreq_dir().join("scaling_cur_freq");
+    if stats.exists() {
+        Observed::Value {
+            value: "time_in_state".into(),
+            how: format!("{} present", stats.display()),
+        }
+    } else if cur.exists() {
+        Observed::Value {
+            value: "scaling_cur_freq".into(),
+            how: format!("{} present", cur.display()),
+        }
+    } else {
+        Observed::Unavailable {
+            unavailable: format!(
+                "no cpufreq ({} missing); frequency residency not recorded",
+                cpufreq_dir().display()
+            ),
+        }
+    }
+}
+
+fn energy() -> Observed {
+    let rapl = sysfs_root().join("class/powercap/intel-rapl:0/energy_uj");
+    match std::fs::read_to_string(&rapl) {
+        Ok(_) => Observed::Value {
+            value: "rapl".into(),
+            how: format!("{} readable", rapl.display()),
+        },
+        Err(e) => Observed::Unavailable {
+            unavailable: format!(
+                "no energy counter ({}: {e}); energy not measured",
+                rapl.display()
+            ),
+        },
+    }
+}

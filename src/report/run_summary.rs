@@ -1,0 +1,232 @@
+//! The terminal summary of one run: per-kind latency table, the time split, SQLite I/O, startup,
+//! harness overhead, process counters, and what the platform let us observe.
+
+use super::units::{bytes, ns};
+use crate::platform::environment::Observed;
+use crate::results::store::RunRow;
+use crate::results::summary::RunSummary;
+use std::fmt::Write as _;
+
+pub fn render(s: &RunSummary, store: Option<&str>) -> String {
+    let mut o = String::new();
+    header(&mut o, s);
+    latency_table(&mut o, s);
+    time_split(&mut o, s);
+    io_table(&mut o, s);
+    footer(&mut o, s, store);
+    o
+}
+
+fn header(o: &mut String, s: &RunSummary) {
+    let w = &s.workload;
+    let opts: Vec<String> = s
+        .engine
+        .options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let opts = if opts.is_empty() {
+        "defaults".to_string()
+    } else {
+        opts.join(" ")
+    };
+    let _ = writeln!(
+        o,
+        "{} — {} on {} {} ({opts})",
+        s.tool_version, w.name, s.engine.name, s.engine.version
+    );
+    let _ = writeln!(
+        o,
+        "workload   {} ({}): {} load ops, {} run ops; delay {}, pacing {}, seed {}, trace {}",
+        w.name,
+        w.source,
+        s.trace.load_ops,
+        s.trace.run_ops,
+        s.delay,
+        s.pacing,
+        s.seed,
+        s.trace.digest
+    );
+    let mode = if s.phases.mode == "warm" {
+        "replayed warm in the loading process"
+    } else {
+        "replayed in a fresh process"
+    };
+    let _ = writeln!(
+        o,
+        "phases     loaded in {}; {mode}, cache {} ({})",
+        ns(s.startup.load_ns),
+        s.phases.cache.state,
+        s.phases.cache.method
+    );
+    let _ = writeln!(
+        o,
+        "startup    engine open {}; process start → first operation {}",
+        ns(s.startup.open_ns),
+        ns(s.startup.process_start_to_first_op_ns)
+    );
+}
+
+fn latency_table(o: &mut String, s: &RunSummary) {
+    let _ = writeln!(
+        o,
+        "\nlatency (µs)     count  errors       mean        p50        p95        p99        max"
+    );
+    let row =
+        |o: &mut String, name: &str, l: &crate::results::stats::LatencySummary, errors: u64| {
+            let _ = writeln!(
+                o,
+                "  {name:<14}{:>7} {errors:>7} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+                l.count, l.mean, l.p50, l.p95, l.p99, l.max
+            );
+        };
+    for (kind, l) in s.latency_us.iter().filter(|(k, _)| k.as_str() != "all") {
+        row(o, kind, l, s.errors_by_kind.get(kind).copied().unwrap_or(0));
+    }
+    if let Some(all) = s.latency_us.get("all") {
+        row(o, "all", all, s.errors);
+    }
+    if let (Some(resp), Some(sched)) = (&s.response_time_us, &s.schedule) {
+        if let Some(all) = resp.get("all") {
+            let _ = writeln!(
+                o,
+                "  response time (from intended start): p50 {:.1}  p99 {:.1}  max {:.1}",
+                all.p50, all.p99, all.max
+            );
+        }
+        let verdict = if sched.kept_up {
+            "kept up with the schedule"
+        } else {
+            "COULD NOT keep up with the schedule"
+        };
+        let _ = writeln!(
+            o,
+            "  schedule: {verdict}: {} late ops (>1 ms), lag p99 {:.1} µs, max backlog {}",
+            sched.late_ops, sched.lag_us.p99, sched.max_backlog
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  throughput {:.1} ops/s over {}",
+        s.throughput_ops_per_s,
+        ns(s.wall_ns)
+    );
+    if let Some(e) = &s.first_error {
+        let _ = writeln!(o, "  {} operations FAILED; first: {e}", s.errors);
+    }
+}
+
+fn time_split(o: &mut String, s: &RunSummary) {
+    let t = &s.time;
+    let inside = t.on_cpu_ns + t.off_cpu_ns;
+    let harness = s.wall_ns.saturating_sub(inside + t.delay_slept_ns);
+    let _ = writeln!(
+        o,
+        "\ntime       wall {} = on-CPU {} + off-CPU (blocked) {} + slept {} + harness {}",
+        ns(s.wall_ns),
+        ns(t.on_cpu_ns),
+        ns(t.off_cpu_ns),
+        ns(t.delay_slept_ns),
+        ns(harness)
+    );
+    if t.sleeps > 0 {
+        let ov = &s.sleep_overshoot_us;
+        let _ = writeln!(
+            o,
+            "sleep      {} sleeps asked {} in all; overshoot p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs",
+            t.sleeps,
+            ns(t.delay_requested_ns),
+            ov.p50,
+            ov.p99,
+            ov.max
+        );
+    }
+}
+
+fn io_table(o: &mut String, s: &RunSummary) {
+    let _ = writeln!(o, "\nI/O ({})", s.engine.io_method);
+    let _ = writeln!(o, "  file        reads   read bytes   read time   writes  write bytes  write time   syncs   sync time");
+    for (kind, io) in &s.io {
+        if kind != "total" && io.reads + io.writes + io.syncs + io.truncates == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "  {kind:<9}{:>8} {:>12} {:>11} {:>8} {:>12} {:>11} {:>7} {:>11}",
+            io.reads,
+            bytes(io.read_bytes),
+            ns(io.read_ns),
+            io.writes,
+            bytes(io.write_bytes),
+            ns(io.write_ns),
+            io.syncs,
+            ns(io.sync_ns)
+        );
+    }
+}
+
+fn footer(o: &mut String, s: &RunSummary, store: Option<&str>) {
+    if let Some(ov) = &s.overhead {
+        let _ = writeln!(
+            o,
+            "\noverhead   null engine, same {} operations, no delays: {:.0} ns/op inside the timed window, {:.0} ns/op for the whole loop",
+            ov.ops, ov.latency_ns_per_op, ov.loop_ns_per_op
+        );
+    }
+    let p = &s.process;
+    let mut line = format!(
+        "process    {} voluntary / {} involuntary context switches; max RSS {}",
+        p.voluntary_ctx_switches,
+        p.involuntary_ctx_switches,
+        bytes(p.max_rss_kib * 1024)
+    );
+    if let Some(ss) = &p.schedstat {
+        let _ = write!(line, "; run-queue wait {}", ns(ss.run_queue_wait_ns));
+    }
+    if let Some(io) = &p.proc_io {
+        let _ = write!(
+            line,
+            "; storage read {} written {}",
+            bytes(io.read_bytes),
+            bytes(io.write_bytes)
+        );
+    }
+    let _ = writeln!(o, "{line}");
+    for key in ["governor", "cpu_frequency", "energy"] {
+        if let Some(v) = s
+            .environment
+            .get(key)
+            .and_then(|v| serde_json::from_value::<Observed>(v.clone()).ok())
+        {
+            let _ = writeln!(
+                o,
+                "{:<10} {}",
+                key.replace("cpu_frequency", "frequency"),
+                v.text()
+            );
+        }
+    }
+    if let Some(path) = store {
+        let _ = writeln!(o, "stored     run #{} in {path}", s.id);
+    }
+}
+
+/// `results list` table.
+pub fn render_list(rows: &[RunRow]) -> String {
+    let mut o = String::from("   id  created (UTC)         workload                 engine       ops  errors    p50 µs    p99 µs\n");
+    for r in rows {
+        let _ = writeln!(
+            o,
+            "{:>5}  {:<20}  {:<24} {:<8} {:>7} {:>7} {:>9} {:>9}",
+            r.id,
+            r.created_at,
+            r.workload,
+            r.engine,
+            r.ops,
+            r.errors,
+            r.p50_us.map_or("-".into(), |v| format!("{v:.1}")),
+            r.p99_us.map_or("-".into(), |v| format!("{v:.1}"))
+        );
+    }
+    o
+}

@@ -1,0 +1,33 @@
+//! Human-readable units for terminal output.
+
+/// A duration given in nanoseconds, in the unit that keeps 3–4 significant digits.
+pub fn ns(ns: u64) -> String {
+    match ns {
+        0..=9_999 => format!("{ns} ns"),
+        10_000..=9_999_999 => format!("{:.1} µs", ns as f64 / 1e3),
+        10_000_000..=9_999_999_999 => format!("{:.2} ms", ns as f64 / 1e6),
+        _ => format!("{:.2} s", ns as f64 / 1e9),
+    }
+}
+
+/// A byte count in KiB/MiB/GiB.
+pub fn bytes(b: u64) -> String {
+    match b {
+        0..=9_999 => format!("{b} B"),
+        10_000..=9_999_999 => format!("{:.1} KiB", b as f64 / 1024.0),
+        10_000_000..=9_999_999_999 => format!("{:.1} MiB", b as f64 / 1048576.0),
+        _ => format!("{:.2} GiB", b as f64 / 1073741824.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn picks_readable_units() {
+        assert_eq!(super::ns(950), "950 ns");
+        assert_eq!(super::ns(12_345), "12.3 µs");
+        assert_eq!(super::ns(6_670_000), "6670.0 µs");
+        assert_eq!(super::ns(12_000_000_000), "12.00 s");
+        assert_eq!(super::bytes(4096), "4096 B");
+    }
+}

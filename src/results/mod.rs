@@ -1,0 +1,73 @@
+//! Results: aggregation of a run's samples into its summary, the SQLite results store that
+//! keeps every run, statistics, and exports (JSON summary, per-operation CSV).
+
+pub mod aggregate;
+pub mod export;
+pub mod stats;
+pub mod store;
+pub mod summary;
+
+use crate::error::{Result, ResultExt};
+use crate::run::pacer::Pacing;
+use crate::run::sample::OpSample;
+use crate::run::RunOutput;
+use aggregate::Aggregator;
+use export::CsvWriter;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+use store::Store;
+use summary::RunSummary;
+
+/// Stream the run's samples once: aggregate them, store them (with the summary) in one
+/// transaction, and write the optional CSV. Returns the stored summary.
+pub fn record(
+    out: &RunOutput,
+    store: &mut Store,
+    raw_csv: Option<&Path>,
+    keep_samples: bool,
+) -> Result<RunSummary> {
+    let t0 = out.report.run_start_ns;
+    let mut agg = Aggregator::default();
+    let mut csv = raw_csv.map(CsvWriter::create).transpose()?;
+    let mut writer = store.begin_run()?;
+    for sample in spool(&out.spool)? {
+        let s = sample?;
+        agg.add(&s);
+        if keep_samples {
+            writer.sample(&s, t0)?;
+        }
+        if let Some(c) = csv.as_mut() {
+            c.row(&s, t0)?;
+        }
+    }
+    let backlog = if out.pacing == Pacing::Open {
+        let starts = spool(&out.spool)?.map_while(|s| s.ok()).map(|s| s.start_ns);
+        let intended = spool(&out.spool)?
+            .map_while(|s| s.ok())
+            .map(|s| s.intended_ns);
+        aggregate::max_backlog(starts, intended)
+    } else {
+        0
+    };
+    let mut summary = summary::build(out, &agg, backlog, crate::platform::clock::utc_now());
+    summary.id = writer.id();
+    writer.commit(&summary)?;
+    if let Some(c) = csv {
+        c.finish()?;
+    }
+    Ok(summary)
+}
+
+/// Iterate the samples of a spool file.
+fn spool(path: &Path) -> Result<impl Iterator<Item = Result<OpSample>>> {
+    let mut input = BufReader::with_capacity(
+        1 << 20,
+        File::open(path).run_err(format!("reading {}", path.display()))?,
+    );
+    Ok(std::iter::from_fn(move || {
+        OpSample::decode(&mut input)
+            .run_err("reading samples")
+            .transpose()
+    }))
+}

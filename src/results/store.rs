@@ -1,0 +1,235 @@
+//! The results store: a SQLite file (default `./pocketbench.db`) holding every run's summary
+//! and its per-operation samples. A run is written in one transaction, so the store never holds
+//! half a run: either the summary and all its samples are there, or nothing is.
+
+use super::summary::RunSummary;
+use crate::error::{Error, Result, ResultExt};
+use crate::run::sample::OpSample;
+use rusqlite::{params, Connection, Transaction};
+use std::path::{Path, PathBuf};
+
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    ops INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    summary TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS op_samples (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    ok INTEGER NOT NULL,
+    key INTEGER NOT NULL,
+    intended_ns INTEGER NOT NULL,
+    start_ns INTEGER NOT NULL,
+    end_ns INTEGER NOT NULL,
+    cpu_ns INTEGER NOT NULL,
+    sleep_requested_ns INTEGER NOT NULL,
+    sleep_actual_ns INTEGER NOT NULL,
+    io_reads INTEGER NOT NULL,
+    io_read_bytes INTEGER NOT NULL,
+    io_writes INTEGER NOT NULL,
+    io_write_bytes INTEGER NOT NULL,
+    io_syncs INTEGER NOT NULL,
+    io_blocked_ns INTEGER NOT NULL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+";
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// One row of `results list`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunRow {
+    pub id: i64,
+    pub created_at: String,
+    pub workload: String,
+    pub engine: String,
+    pub ops: i64,
+    pub errors: i64,
+    pub p50_us: Option<f64>,
+    pub p99_us: Option<f64>,
+}
+
+impl Store {
+    /// Open (creating if needed) the store at `path`. An unusable path is a bad-input error
+    /// naming `--results`.
+    pub fn open(path: &Path) -> Result<Self> {
+        let bad = |e: &dyn std::fmt::Display| {
+            Error::input(format!(
+                "--results {}: cannot open results store: {e}",
+                path.display()
+            ))
+        };
+        let conn = Connection::open(path).map_err(|e| bad(&e))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(|e| bad(&e))?;
+        conn.execute_batch(SCHEMA).map_err(|e| bad(&e))?;
+        let version: Option<String> = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .ok();
+        match version.as_deref() {
+            None => {
+                conn.execute(
+                    "INSERT INTO meta VALUES ('schema_version', ?1)",
+                    [SCHEMA_VERSION.to_string()],
+                )
+                .map_err(|e| bad(&e))?;
+            }
+            Some(v) if v == SCHEMA_VERSION.to_string() => {}
+            Some(v) => {
+                return Err(bad(&format!(
+                    "schema version {v} is not supported (expected {SCHEMA_VERSION})"
+                )))
+            }
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Begin writing one run. Nothing is visible until [`RunWriter::commit`].
+    pub fn begin_run(&mut self) -> Result<RunWriter<'_>> {
+        let tx = self.conn.transaction().run_err("results store: BEGIN")?;
+        tx.execute(
+            "INSERT INTO runs (created_at, workload, engine, ops, errors, summary) VALUES ('', '', '', 0, 0, '{}')",
+            [],
+        )
+        .run_err("results store: insert run")?;
+        let id = tx.last_insert_rowid();
+        Ok(RunWriter { tx, id })
+    }
+
+    pub fn list(&self) -> Result<Vec<RunRow>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, created_at, workload, engine, ops, errors,
+                        json_extract(summary, '$.latency_us.all.p50'), json_extract(summary, '$.latency_us.all.p99')
+                 FROM runs ORDER BY id",
+            )
+            .run_err("results store")?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(RunRow {
+                    id: r.get(0)?,
+                    created_at: r.get(1)?,
+                    workload: r.get(2)?,
+                    engine: r.get(3)?,
+                    ops: r.get(4)?,
+                    errors: r.get(5)?,
+                    p50_us: r.get(6)?,
+                    p99_us: r.get(7)?,
+                })
+            })
+            .run_err("results store")?;
+        rows.collect::<std::result::Result<Vec<_>, _>>()
+            .run_err("results store")
+    }
+
+    pub fn summary(&self, id: i64) -> Result<RunSummary> {
+        let text: String = self
+            .conn
+            .query_row("SELECT summary FROM runs WHERE id = ?1", [id], |r| r.get(0))
+            .map_err(|_| {
+                Error::input(format!(
+                    "results show {id}: no run with id {id} in {}",
+                    self.path.display()
+                ))
+            })?;
+        serde_json::from_str(&text).run_err(format!("results store: run {id}"))
+    }
+
+    /// Number of samples stored for run `id`.
+    pub fn sample_count(&self, id: i64) -> Result<u64> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM op_samples WHERE run_id = ?1",
+                [id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .run_err("results store")
+    }
+}
+
+/// A run being written; dropped without commit, it leaves no trace in the store.
+pub struct RunWriter<'a> {
+    tx: Transaction<'a>,
+    id: i64,
+}
+
+impl RunWriter<'_> {
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    /// Store one sample; times are stored relative to `t0_ns` (the run's start).
+    pub fn sample(&mut self, s: &OpSample, t0_ns: u64) -> Result<()> {
+        let rel = |t: u64| t.saturating_sub(t0_ns) as i64;
+        let mut stmt = self
+            .tx
+            .prepare_cached("INSERT INTO op_samples VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)")
+            .run_err("results store")?;
+        stmt.execute(params![
+            self.id,
+            s.seq as i64,
+            s.kind().name(),
+            s.ok,
+            s.key as i64,
+            rel(s.intended_ns),
+            rel(s.start_ns),
+            rel(s.end_ns),
+            s.cpu_ns as i64,
+            s.sleep_requested_ns as i64,
+            s.sleep_actual_ns as i64,
+            s.io.reads as i64,
+            s.io.read_bytes as i64,
+            s.io.writes as i64,
+            s.io.write_bytes as i64,
+            s.io.syncs as i64,
+            s.io.blocked_ns() as i64,
+        ])
+        .run_err("results store: insert sample")?;
+        Ok(())
+    }
+
+    /// Write the summary and make the whole run visible at once.
+    pub fn commit(self, summary: &RunSummary) -> Result<()> {
+        let json = serde_json::to_string(summary).run_err("results store: summary")?;
+        self.tx
+            .execute(
+                "UPDATE runs SET created_at = ?1, workload = ?2, engine = ?3, ops = ?4, errors = ?5, summary = ?6 WHERE id = ?7",
+                params![
+                    summary.created_at,
+                    summary.workload.name,
+                    summary.engine.name,
+                    summary.ops as i64,
+                    summary.errors as i64,
+                    json,
+                    self.id
+                ],
+            )
+            .run_err("results store: update run")?;
+        self.tx.commit().run_err("results store: COMMIT")
+    }
+}

@@ -1,0 +1,144 @@
+//! The run summary: the one JSON document that describes a run — what ran, where, and what was
+//! measured. `--json` prints it, the results store keeps it, `results show` reads it back. Its
+//! keys are documented in `docs/results.md`.
+
+use super::aggregate::{Aggregator, Schedule, TimeSplit};
+use super::stats::LatencySummary;
+use crate::engine::io::IoStats;
+use crate::engine::EngineInfo;
+use crate::platform::cache::CacheState;
+use crate::platform::environment::Environment;
+use crate::platform::process::ProcessCounters;
+use crate::run::overhead::Overhead;
+use crate::run::RunOutput;
+use crate::workload::WorkloadInfo;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Id in the results store (0 until stored).
+    pub id: i64,
+    pub created_at: String,
+    pub tool_version: String,
+    pub workload: WorkloadInfo,
+    pub engine: EngineInfo,
+    pub pacing: String,
+    pub delay: String,
+    pub seed: u64,
+    pub trace: TraceRef,
+    pub phases: Phases,
+    pub ops: u64,
+    pub errors: u64,
+    pub errors_by_kind: BTreeMap<String, u64>,
+    pub first_error: Option<String>,
+    /// First operation's intended start to last operation's end.
+    pub wall_ns: u64,
+    pub throughput_ops_per_s: f64,
+    /// Service time (start → end) per operation kind, microseconds.
+    pub latency_us: BTreeMap<String, LatencySummary>,
+    /// Response time (intended start → end) per kind, microseconds; open pacing only.
+    pub response_time_us: Option<BTreeMap<String, LatencySummary>>,
+    pub schedule: Option<Schedule>,
+    pub time: TimeSplit,
+    /// How far sleeps overshot their deadline, microseconds.
+    pub sleep_overshoot_us: LatencySummary,
+    pub io: BTreeMap<String, IoStats>,
+    pub startup: Startup,
+    pub overhead: Option<Overhead>,
+    pub process: ProcessCounters,
+    pub environment: serde_json::Value,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TraceRef {
+    pub digest: String,
+    pub load_ops: u64,
+    pub run_ops: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Phases {
+    /// `fresh-process` (loaded by one process, replayed by another) or `warm`.
+    pub mode: String,
+    pub cache: CacheState,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Startup {
+    /// Load phase (schema, initial data, commit).
+    pub load_ns: u64,
+    /// Opening the engine in the replay process.
+    pub open_ns: u64,
+    /// Replay process start to the first measured operation.
+    pub process_start_to_first_op_ns: u64,
+    /// Parent's spawn of the replay process to the first measured operation.
+    pub spawn_to_first_op_ns: u64,
+}
+
+/// Assemble the summary of `out` from its aggregated samples.
+pub fn build(
+    out: &RunOutput,
+    agg: &Aggregator,
+    max_backlog: u64,
+    created_at: String,
+) -> RunSummary {
+    let r = &out.report;
+    let wall_ns = r.run_end_ns.saturating_sub(r.run_start_ns);
+    let open = out.pacing == crate::run::pacer::Pacing::Open;
+    let mut io = r.io_by_kind.clone();
+    let mut total = IoStats::default();
+    for s in io.values() {
+        total.add(s);
+    }
+    io.insert("total".into(), total);
+    let environment =
+        serde_json::to_value(Environment::capture()).unwrap_or(serde_json::Value::Null);
+    RunSummary {
+        id: 0,
+        created_at,
+        tool_version: crate::TOOL_VERSION.to_string(),
+        workload: out.header.workload.clone(),
+        engine: r.engine.clone(),
+        pacing: if open { "open" } else { "think" }.to_string(),
+        delay: out.delay.clone(),
+        seed: out.header.seed,
+        trace: TraceRef {
+            digest: out.trace_totals.digest_hex(),
+            load_ops: out.trace_totals.load_ops,
+            run_ops: out.trace_totals.run_ops,
+        },
+        phases: Phases {
+            mode: out.mode.to_string(),
+            cache: out.cache.clone(),
+        },
+        ops: r.ops,
+        errors: r.errors,
+        errors_by_kind: agg.errors(),
+        first_error: r
+            .first_error
+            .as_ref()
+            .map(|(seq, msg)| format!("operation {seq}: {msg}")),
+        wall_ns,
+        throughput_ops_per_s: if wall_ns == 0 {
+            0.0
+        } else {
+            r.ops as f64 * 1e9 / wall_ns as f64
+        },
+        latency_us: agg.latency(),
+        response_time_us: open.then(|| agg.response()),
+        schedule: open.then(|| agg.schedule(max_backlog)),
+        time: agg.time,
+        sleep_overshoot_us: agg.sleep_overshoot(),
+        io,
+        startup: Startup {
+            load_ns: out.load.elapsed_ns,
+            open_ns: r.open_ns,
+            process_start_to_first_op_ns: r.first_op_start_ns.saturating_sub(r.process_start_ns),
+            spawn_to_first_op_ns: r.first_op_start_ns.saturating_sub(out.spawn_ns),
+        },
+        overhead: out.overhead,
+        process: r.process,
+        environment,
+    }
+}

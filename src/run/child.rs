@@ -1,0 +1,166 @@
+//! The replay process. By default the run phase happens in a fresh process, as on a phone where
+//! the app that queries the database is not the one that created it: the parent re-executes its
+//! own binary with the hidden `__replay` command and a [`ReplaySpec`]; the child opens the
+//! engine, replays the trace, streams samples to a spool file and writes a [`ReplayReport`].
+
+use super::pacer::Pacing;
+use super::replay::{replay, Delays, ReplayTotals, SampleSink};
+use super::sample::OpSample;
+use crate::engine::io::{FileKind, IoStats};
+use crate::engine::{self, Engine, EngineInfo};
+use crate::error::{Error, Result, ResultExt};
+use crate::platform::clock::mono_ns;
+use crate::platform::process::ProcessCounters;
+use crate::workload::delay::DelayModel;
+use crate::workload::trace::TraceReader;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// What the replay process must do.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReplaySpec {
+    pub trace: PathBuf,
+    pub data_dir: PathBuf,
+    pub engine: String,
+    pub options: Vec<(String, String)>,
+    pub pacing: Pacing,
+    /// Delay model overriding the trace's delays.
+    pub delay: Option<String>,
+    pub seed: u64,
+    pub spool: PathBuf,
+    pub report: PathBuf,
+}
+
+/// What the replay process measured besides the samples.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReplayReport {
+    pub engine: EngineInfo,
+    /// CLOCK_MONOTONIC when the replaying process started (system-wide clock).
+    pub process_start_ns: u64,
+    /// Time to open the engine (connection, pragmas, statement preparation).
+    pub open_ns: u64,
+    pub ops: u64,
+    pub errors: u64,
+    pub first_error: Option<(u64, String)>,
+    pub run_start_ns: u64,
+    pub run_end_ns: u64,
+    pub first_op_start_ns: u64,
+    pub io_by_kind: BTreeMap<String, IoStats>,
+    pub process: ProcessCounters,
+    pub timer_slack_ns: Option<u64>,
+}
+
+/// Streams samples to the spool file.
+struct SpoolSink(BufWriter<File>);
+
+impl SampleSink for SpoolSink {
+    fn record(&mut self, sample: &OpSample) -> Result<()> {
+        sample.encode(&mut self.0).run_err("writing samples")
+    }
+}
+
+/// Entry point of `pocketbench __replay SPEC.json`.
+pub fn main(spec_path: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(spec_path)
+        .run_err(format!("replay spec {}", spec_path.display()))?;
+    let spec: ReplaySpec = serde_json::from_str(&text).run_err("replay spec")?;
+    let started = crate::platform::clock::process_start_ns();
+    let opened = mono_ns();
+    let mut engine = engine::open(&spec.engine, &spec.options, &spec.data_dir)?;
+    let mut reader = TraceReader::open(&spec.trace)?;
+    engine.create_schema(&reader.header().workload.model)?;
+    let open_ns = mono_ns() - opened;
+    let report = replay_with(engine.as_mut(), &mut reader, &spec, started, open_ns)?;
+    let json = serde_json::to_vec(&report).run_err("replay report")?;
+    std::fs::write(&spec.report, json).run_err(format!("writing {}", spec.report.display()))
+}
+
+/// Replay `reader` on an open engine according to `spec` and describe the result.
+pub fn replay_with(
+    engine: &mut dyn Engine,
+    reader: &mut TraceReader,
+    spec: &ReplaySpec,
+    process_start_ns: u64,
+    open_ns: u64,
+) -> Result<ReplayReport> {
+    let timer_slack_ns = crate::platform::clock::set_timer_slack(1);
+    let delay = spec.delay.as_deref().map(DelayModel::parse).transpose()?;
+    let file = File::create(&spec.spool).run_err(format!("creating {}", spec.spool.display()))?;
+    let mut sink = SpoolSink(BufWriter::with_capacity(1 << 20, file));
+    let totals = replay(
+        engine,
+        reader,
+        spec.pacing,
+        Delays::new(delay.as_ref(), spec.seed),
+        &mut sink,
+    )?;
+    sink.0.flush().run_err("writing samples")?;
+    Ok(report(
+        engine.info(),
+        totals,
+        process_start_ns,
+        open_ns,
+        timer_slack_ns,
+    ))
+}
+
+fn report(
+    engine: EngineInfo,
+    t: ReplayTotals,
+    process_start_ns: u64,
+    open_ns: u64,
+    timer_slack_ns: Option<u64>,
+) -> ReplayReport {
+    let io_by_kind = FileKind::ALL
+        .iter()
+        .map(|k| (k.name().to_string(), *t.io.kind(*k)))
+        .collect();
+    ReplayReport {
+        engine,
+        process_start_ns,
+        open_ns,
+        ops: t.ops,
+        errors: t.errors,
+        first_error: t.first_error,
+        run_start_ns: t.run_start_ns,
+        run_end_ns: t.run_end_ns,
+        first_op_start_ns: t.first_op_start_ns,
+        io_by_kind,
+        process: t.process,
+        timer_slack_ns,
+    }
+}
+
+/// Run the replay in a fresh process and wait for it. The child's stderr passes through; its
+/// exit status keeps the error kind (2 bad input, 1 failure).
+pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
+    let spec_path = spec.report.with_extension("spec.json");
+    std::fs::write(&spec_path, serde_json::to_vec(spec).run_err("replay spec")?)
+        .run_err(format!("writing {}", spec_path.display()))?;
+    let exe = std::env::current_exe().run_err("locating the pocketbench binary")?;
+    let status = std::process::Command::new(exe)
+        .arg("__replay")
+        .arg(&spec_path)
+        .stdin(std::process::Stdio::null())
+        .status()
+        .run_err("starting the replay process")?;
+    match status.code() {
+        Some(0) => {}
+        Some(2) => {
+            return Err(Error::input(
+                "the replay process rejected its input (see the message above)",
+            ))
+        }
+        Some(c) => {
+            return Err(Error::failed(format!(
+                "the replay process failed with status {c}"
+            )))
+        }
+        None => return Err(Error::failed("the replay process was killed by a signal")),
+    }
+    let text = std::fs::read(&spec.report).run_err("reading the replay report")?;
+    serde_json::from_slice(&text).run_err("replay report")
+}

@@ -1,0 +1,232 @@
+//! Running a benchmark: generate (or take) the trace, load the database in this process, evict
+//! it from the page cache, replay the trace in a fresh process with the pacer and the per-op
+//! recorder, and measure the harness's own overhead on the null engine.
+
+pub mod child;
+pub mod load;
+pub mod materialize;
+pub mod overhead;
+pub mod pacer;
+pub mod replay;
+pub mod sample;
+
+use crate::engine;
+use crate::error::{Error, Result, ResultExt};
+use crate::platform::cache::{self, CacheState};
+use crate::platform::clock::mono_ns;
+use crate::workload::delay::{self, DelayModel};
+use crate::workload::trace::{self, TraceHeader, TraceReader, TraceTotals};
+use crate::workload::{resolve, Overrides};
+use child::{ReplayReport, ReplaySpec};
+use pacer::Pacing;
+use std::path::{Path, PathBuf};
+
+/// Where the operations come from.
+#[derive(Clone, Debug)]
+pub enum WorkloadChoice {
+    /// A built-in name or a workload file, generated into a trace for this run.
+    Spec { spec: String, overrides: Overrides },
+    /// A trace written earlier by `pocketbench trace gen`.
+    Trace(PathBuf),
+}
+
+/// Everything `pocketbench run` was asked to do.
+#[derive(Clone, Debug)]
+pub struct RunRequest {
+    pub workload: WorkloadChoice,
+    pub engine: String,
+    pub options: Vec<(String, String)>,
+    /// Explicit `--delay`; `None` uses the workload's own (recorded, spec'd, or the default).
+    pub delay: Option<DelayModel>,
+    pub pacing: Pacing,
+    pub seed: u64,
+    /// Replay in the loading process without evicting anything.
+    pub warm: bool,
+    /// Also drop the whole page cache (root only).
+    pub drop_caches: bool,
+    /// Keep the database here instead of a temporary directory.
+    pub data_dir: Option<PathBuf>,
+    pub measure_overhead: bool,
+}
+
+/// What a run produced, before it is summarised and stored.
+pub struct RunOutput {
+    pub header: TraceHeader,
+    pub trace_totals: TraceTotals,
+    pub trace_path: PathBuf,
+    /// The delay model in effect (trace's, or the override).
+    pub delay: String,
+    pub pacing: Pacing,
+    pub load: load::LoadTotals,
+    pub cache: CacheState,
+    /// `fresh-process` or `warm`.
+    pub mode: &'static str,
+    /// CLOCK_MONOTONIC when the replay process was spawned (or the replay began, when warm).
+    pub spawn_ns: u64,
+    pub report: ReplayReport,
+    pub spool: PathBuf,
+    pub overhead: Option<overhead::Overhead>,
+    /// Keeps the temporary directory (database, trace, spool) alive until the run is stored.
+    pub workdir: Workdir,
+}
+
+/// The run's working directory: a temporary one (removed on drop) or the user's `--dir`.
+pub enum Workdir {
+    Temp(tempfile::TempDir),
+    Kept(PathBuf),
+}
+
+impl Workdir {
+    pub fn path(&self) -> &Path {
+        match self {
+            Workdir::Temp(t) => t.path(),
+            Workdir::Kept(p) => p,
+        }
+    }
+}
+
+/// The trace and delay model a run will use, prepared and validated before anything is
+/// measured.
+pub struct Prepared {
+    pub workdir: Workdir,
+    pub trace_path: PathBuf,
+    pub header: TraceHeader,
+    pub totals: TraceTotals,
+    /// Delay override applied at replay time (only when replaying a given trace).
+    pub replay_delay: Option<DelayModel>,
+}
+
+/// Validate the request and produce the trace. Every bad input is reported here, before the
+/// database or the results store is touched.
+pub fn prepare(req: &RunRequest) -> Result<Prepared> {
+    let workdir = match &req.data_dir {
+        Some(d) => {
+            std::fs::create_dir_all(d).input_err(format!("--dir {}", d.display()))?;
+            Workdir::Kept(d.clone())
+        }
+        None => Workdir::Temp(
+            tempfile::Builder::new()
+                .prefix("pocketbench-")
+                .tempdir()
+                .run_err("creating a temporary directory")?,
+        ),
+    };
+    let (trace_path, replay_delay) = match &req.workload {
+        WorkloadChoice::Trace(path) => (path.clone(), req.delay.clone()),
+        WorkloadChoice::Spec { spec, overrides } => {
+            let workload = resolve::resolve(spec, overrides, req.seed)?;
+            let delay = match &req.delay {
+                Some(d) => d.clone(),
+                None => default_delay(&workload.info)?,
+            };
+            let path = workdir.path().join("workload.pbt");
+            trace::generate(workload, &delay, req.seed, &path)?;
+            (path, None)
+        }
+    };
+    if matches!(replay_delay, Some(DelayModel::Recorded)) {
+        return Err(Error::input(
+            "--delay recorded: a trace replays its recorded delays by default; omit --delay",
+        ));
+    }
+    let (header, totals) = trace::verify(&trace_path)?;
+    engine::check(&req.engine, &req.options, &header.workload.model)?;
+    Ok(Prepared {
+        workdir,
+        trace_path,
+        header,
+        totals,
+        replay_delay,
+    })
+}
+
+/// The delay model a workload asks for when the user gave none.
+fn default_delay(info: &crate::workload::WorkloadInfo) -> Result<DelayModel> {
+    if info.recorded_delays {
+        return Ok(DelayModel::Recorded);
+    }
+    let text = info
+        .params
+        .get("delay")
+        .map(String::as_str)
+        .unwrap_or(delay::DEFAULT);
+    DelayModel::parse(text)
+}
+
+/// Load, evict, replay and measure overhead.
+pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
+    let Prepared {
+        workdir,
+        trace_path,
+        header,
+        totals,
+        replay_delay,
+    } = prepared;
+    let data_dir = workdir.path().join("db");
+    std::fs::create_dir_all(&data_dir).run_err(format!("creating {}", data_dir.display()))?;
+    let spec = ReplaySpec {
+        trace: trace_path.clone(),
+        data_dir: data_dir.clone(),
+        engine: req.engine.clone(),
+        options: req.options.clone(),
+        pacing: req.pacing,
+        delay: replay_delay.as_ref().map(ToString::to_string),
+        seed: req.seed,
+        spool: workdir.path().join("samples.spool"),
+        report: workdir.path().join("replay.json"),
+    };
+
+    crate::report::progress::phase(&format!(
+        "loading {} operations into {}",
+        totals.load_ops, req.engine
+    ));
+    let mut engine = engine::open(&req.engine, &req.options, &data_dir)?;
+    let mut reader = TraceReader::open(&trace_path)?;
+    let load = load::load(engine.as_mut(), &mut reader)?;
+
+    let (cache, mode, spawn_ns, report) = if req.warm {
+        crate::report::progress::phase(&format!(
+            "replaying {} operations in this process (warm)",
+            totals.run_ops
+        ));
+        let mut reader = TraceReader::open(&trace_path)?;
+        let spawn_ns = mono_ns();
+        let report = child::replay_with(engine.as_mut(), &mut reader, &spec, spawn_ns, 0)?;
+        (CacheState::warm(), "warm", spawn_ns, report)
+    } else {
+        drop(engine);
+        let cache = cache::evict_dir(&data_dir, req.drop_caches);
+        crate::report::progress::phase(&format!(
+            "replaying {} operations in a fresh process ({})",
+            totals.run_ops, cache.state
+        ));
+        let spawn_ns = mono_ns();
+        let report = crate::report::progress::while_replaying(&spec.spool, totals.run_ops, || {
+            child::spawn(&spec)
+        })?;
+        (cache, "fresh-process", spawn_ns, report)
+    };
+
+    let overhead = if req.measure_overhead {
+        crate::report::progress::phase("measuring harness overhead on the null engine");
+        Some(overhead::measure(&trace_path)?)
+    } else {
+        None
+    };
+    let delay = replay_delay.map_or_else(|| header.delay.clone(), |d| d.to_string());
+    Ok(RunOutput {
+        header,
+        trace_totals: totals,
+        trace_path,
+        delay,
+        pacing: req.pacing,
+        load,
+        cache,
+        mode,
+        spawn_ns,
+        report,
+        spool: spec.spool,
+        overhead,
+        workdir,
+    })
+}

@@ -1,0 +1,240 @@
+//! Reads a trace block by block, checking each block's checksum before decoding it, and the
+//! end block's totals and digest at the end. Only one block is in memory at a time.
+
+use super::codec::Cursor;
+use super::writer::{Digest, TAG_END, TAG_LOAD, TAG_RUN};
+use super::{TraceHeader, TraceTotals, FORMAT_VERSION, MAGIC};
+use crate::error::{Error, Result};
+use crate::workload::op::{Op, TimedOp};
+use std::fs::File;
+use std::io::{BufReader, ErrorKind, Read};
+use std::path::{Path, PathBuf};
+
+/// Largest header or block the reader accepts (guards against absurd lengths in corrupt files).
+const MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
+
+/// One record of a trace.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TraceItem {
+    Load(Op),
+    Run(TimedOp),
+}
+
+pub struct TraceReader {
+    input: BufReader<File>,
+    path: PathBuf,
+    header: TraceHeader,
+    digest: Digest,
+    block: Vec<u8>,
+    pos: usize,
+    block_tag: u8,
+    remaining_in_block: u32,
+    block_index: u64,
+    seen: TraceTotals,
+    totals: Option<TraceTotals>,
+    saw_run: bool,
+}
+
+impl TraceReader {
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path)
+            .map_err(|e| Error::input(format!("{}: cannot open trace: {e}", path.display())))?;
+        let mut input = BufReader::with_capacity(256 * 1024, file);
+        let bad = |what: &str| {
+            Error::input(format!(
+                "{}: not a valid pocketbench trace: {what}",
+                path.display()
+            ))
+        };
+        let mut magic = [0u8; 8];
+        read_exact(&mut input, &mut magic).map_err(|_| bad("file too short"))?;
+        if &magic != MAGIC {
+            return Err(bad("wrong magic bytes"));
+        }
+        let mut v = [0u8; 2];
+        read_exact(&mut input, &mut v).map_err(|_| bad("file too short"))?;
+        let version = u16::from_le_bytes(v);
+        if version != FORMAT_VERSION {
+            return Err(Error::input(format!(
+                "{}: trace format version {version} is not supported (this pocketbench reads version {FORMAT_VERSION})",
+                path.display()
+            )));
+        }
+        let len = read_u32(&mut input).map_err(|_| bad("header cut short"))? as usize;
+        if len > MAX_FRAME_BYTES {
+            return Err(bad("header length is implausible"));
+        }
+        let mut json = vec![0u8; len];
+        read_exact(&mut input, &mut json).map_err(|_| bad("header cut short"))?;
+        let crc = read_u32(&mut input).map_err(|_| bad("header cut short"))?;
+        if crc != crc32fast::hash(&json) {
+            return Err(bad("header checksum mismatch"));
+        }
+        let header: TraceHeader =
+            serde_json::from_slice(&json).map_err(|e| bad(&format!("header is not valid: {e}")))?;
+        Ok(TraceReader {
+            input,
+            path: path.to_path_buf(),
+            header,
+            digest: Digest::new(crc),
+            block: Vec::new(),
+            pos: 0,
+            block_tag: 0,
+            remaining_in_block: 0,
+            block_index: 0,
+            seen: TraceTotals::default(),
+            totals: None,
+            saw_run: false,
+        })
+    }
+
+    pub fn header(&self) -> &TraceHeader {
+        &self.header
+    }
+
+    /// The end block's totals, once the whole trace has been read.
+    pub fn totals(&self) -> Option<TraceTotals> {
+        self.totals
+    }
+
+    /// The next record, `Ok(None)` after the verified end block.
+    pub fn next_item(&mut self) -> Result<Option<TraceItem>> {
+        while self.remaining_in_block == 0 {
+            if self.totals.is_some() || !self.next_block()? {
+                return Ok(None);
+            }
+        }
+        let mut cursor = Cursor::new(&self.block[self.pos..]);
+        let item = self.decode(&mut cursor).map_err(|why| self.corrupt(why))?;
+        self.pos += cursor.position();
+        self.remaining_in_block -= 1;
+        if self.remaining_in_block == 0 && self.pos != self.block.len() {
+            return Err(self.corrupt("trailing bytes after the last record"));
+        }
+        Ok(Some(item))
+    }
+
+    fn decode(&self, cursor: &mut Cursor<'_>) -> std::result::Result<TraceItem, &'static str> {
+        let op = cursor.op()?;
+        if self.block_tag == TAG_LOAD {
+            Ok(TraceItem::Load(op))
+        } else {
+            Ok(TraceItem::Run(TimedOp {
+                op,
+                delay_ns: cursor.varint()?,
+            }))
+        }
+    }
+
+    /// Read and check the next block; false at the (verified) end block.
+    fn next_block(&mut self) -> Result<bool> {
+        let mut frame = [0u8; 13];
+        read_exact(&mut self.input, &mut frame).map_err(|_| {
+            self.corrupt_at_block("truncated: the trace ends without its end block")
+        })?;
+        let tag = frame[0];
+        let count = u32::from_le_bytes(frame[1..5].try_into().unwrap_or_default());
+        let len = u32::from_le_bytes(frame[5..9].try_into().unwrap_or_default()) as usize;
+        let crc = u32::from_le_bytes(frame[9..13].try_into().unwrap_or_default());
+        if len > MAX_FRAME_BYTES {
+            return Err(self.corrupt_at_block("block length is implausible"));
+        }
+        self.block.resize(len, 0);
+        read_exact(&mut self.input, &mut self.block)
+            .map_err(|_| self.corrupt_at_block("truncated in the middle of a block"))?;
+        if crc32fast::hash(&self.block) != crc {
+            return Err(self.corrupt_at_block("block checksum mismatch"));
+        }
+        self.block_index += 1;
+        self.pos = 0;
+        match tag {
+            TAG_LOAD | TAG_RUN => {
+                if tag == TAG_LOAD && self.saw_run {
+                    return Err(self.corrupt("load block after run blocks"));
+                }
+                self.saw_run |= tag == TAG_RUN;
+                self.digest.add_block(tag, count, len as u32, crc);
+                self.block_tag = tag;
+                self.remaining_in_block = count;
+                if tag == TAG_LOAD {
+                    self.seen.load_ops += u64::from(count);
+                } else {
+                    self.seen.run_ops += u64::from(count);
+                }
+                Ok(true)
+            }
+            TAG_END => {
+                self.check_end_block()?;
+                Ok(false)
+            }
+            _ => Err(self.corrupt("unknown block tag")),
+        }
+    }
+
+    fn check_end_block(&mut self) -> Result<()> {
+        if self.block.len() != 32 {
+            return Err(self.corrupt("end block has the wrong size"));
+        }
+        let word = |i: usize| {
+            u64::from_le_bytes(self.block[i * 8..i * 8 + 8].try_into().unwrap_or_default())
+        };
+        let totals = TraceTotals {
+            load_ops: word(0),
+            run_ops: word(1),
+            total_delay_ns: word(2),
+            digest: word(3),
+        };
+        if totals.load_ops != self.seen.load_ops || totals.run_ops != self.seen.run_ops {
+            return Err(self.corrupt("operation counts do not match the end block"));
+        }
+        if totals.digest != self.digest.value() {
+            return Err(self.corrupt("digest does not match the blocks"));
+        }
+        let mut probe = [0u8; 1];
+        if matches!(self.input.read(&mut probe), Ok(n) if n > 0) {
+            return Err(self.corrupt("data after the end block"));
+        }
+        self.totals = Some(totals);
+        Ok(())
+    }
+
+    fn corrupt(&self, why: &str) -> Error {
+        Error::input(format!(
+            "{}: corrupt trace (block {}): {why}",
+            self.path.display(),
+            self.block_index
+        ))
+    }
+
+    fn corrupt_at_block(&self, why: &str) -> Error {
+        Error::input(format!(
+            "{}: corrupt trace (after block {}): {why}",
+            self.path.display(),
+            self.block_index
+        ))
+    }
+}
+
+impl Iterator for TraceReader {
+    type Item = Result<TraceItem>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_item().transpose()
+    }
+}
+
+fn read_exact(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<()> {
+    input.read_exact(buf).map_err(|e| {
+        if e.kind() == ErrorKind::UnexpectedEof {
+            std::io::Error::new(ErrorKind::UnexpectedEof, "truncated")
+        } else {
+            e
+        }
+    })
+}
+
+fn read_u32(input: &mut impl Read) -> std::io::Result<u32> {
+    let mut b = [0u8; 4];
+    read_exact(input, &mut b)?;
+    Ok(u32::from_le_bytes(b))
+}

@@ -1,0 +1,198 @@
+//! Writes a trace: header, then load blocks, then run blocks, then the end block. Records are
+//! buffered into blocks of about 64 KiB, so memory stays flat whatever the trace length. The
+//! file is written under a temporary name and renamed into place by [`TraceWriter::finish`], so
+//! a failed generation never leaves a half-written trace behind.
+
+use super::codec::{put_op, put_varint};
+use super::{TraceHeader, TraceTotals, FORMAT_VERSION, MAGIC};
+use crate::error::{Error, Result, ResultExt};
+use crate::workload::keys::{FNV_OFFSET_BASIS_64, FNV_PRIME_64};
+use crate::workload::op::{Op, TimedOp};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub(super) const BLOCK_TARGET_BYTES: usize = 64 * 1024;
+pub(super) const TAG_LOAD: u8 = b'L';
+pub(super) const TAG_RUN: u8 = b'R';
+pub(super) const TAG_END: u8 = b'E';
+
+/// Folds block checksums into the trace digest (FNV-1a-64 over 64-bit words).
+#[derive(Clone, Copy)]
+pub(super) struct Digest(u64);
+
+impl Digest {
+    pub fn new(header_crc: u32) -> Self {
+        let mut d = Digest(FNV_OFFSET_BASIS_64);
+        d.add(u64::from(header_crc));
+        d
+    }
+
+    pub fn add(&mut self, word: u64) {
+        for b in word.to_le_bytes() {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(FNV_PRIME_64);
+        }
+    }
+
+    pub fn add_block(&mut self, tag: u8, count: u32, len: u32, crc: u32) {
+        self.add(u64::from(tag) << 32 | u64::from(count));
+        self.add(u64::from(len) << 32 | u64::from(crc));
+    }
+
+    pub fn value(self) -> u64 {
+        self.0
+    }
+}
+
+pub struct TraceWriter {
+    out: BufWriter<File>,
+    final_path: PathBuf,
+    temp_path: PathBuf,
+    block: Vec<u8>,
+    block_tag: u8,
+    block_count: u32,
+    digest: Digest,
+    totals: TraceTotals,
+}
+
+impl TraceWriter {
+    pub fn create(path: &Path, header: &TraceHeader) -> Result<Self> {
+        let temp_path = partial_path(path);
+        let file =
+            File::create(&temp_path).input_err(format!("cannot write trace {}", path.display()))?;
+        let mut out = BufWriter::with_capacity(256 * 1024, file);
+        let json = serde_json::to_vec(header).run_err("trace header")?;
+        let header_crc = crc32fast::hash(&json);
+        let io =
+            |e: std::io::Error| Error::failed(format!("writing trace {}: {e}", path.display()));
+        out.write_all(MAGIC).map_err(io)?;
+        out.write_all(&FORMAT_VERSION.to_le_bytes()).map_err(io)?;
+        out.write_all(&(json.len() as u32).to_le_bytes())
+            .map_err(io)?;
+        out.write_all(&json).map_err(io)?;
+        out.write_all(&header_crc.to_le_bytes()).map_err(io)?;
+        Ok(TraceWriter {
+            out,
+            final_path: path.to_path_buf(),
+            temp_path,
+            block: Vec::with_capacity(BLOCK_TARGET_BYTES + 4096),
+            block_tag: TAG_LOAD,
+            block_count: 0,
+            digest: Digest::new(header_crc),
+            totals: TraceTotals::default(),
+        })
+    }
+
+    /// Append a load-phase operation. Must come before every run-phase operation.
+    pub fn write_load(&mut self, op: &Op) -> Result<()> {
+        if self.totals.run_ops > 0 {
+            return Err(Error::failed(
+                "trace writer: load operation after run operations",
+            ));
+        }
+        self.switch_to(TAG_LOAD)?;
+        put_op(&mut self.block, op);
+        self.totals.load_ops += 1;
+        self.record_added()
+    }
+
+    /// Append a run-phase operation with the delay that follows it.
+    pub fn write_run(&mut self, item: &TimedOp) -> Result<()> {
+        self.switch_to(TAG_RUN)?;
+        put_op(&mut self.block, &item.op);
+        put_varint(&mut self.block, item.delay_ns);
+        self.totals.run_ops += 1;
+        self.totals.total_delay_ns = self.totals.total_delay_ns.saturating_add(item.delay_ns);
+        self.record_added()
+    }
+
+    /// Flush the last block, write the end block, and move the file into place.
+    pub fn finish(mut self) -> Result<TraceTotals> {
+        self.flush_block()?;
+        self.totals.digest = self.digest.value();
+        let mut payload = Vec::with_capacity(32);
+        for v in [
+            self.totals.load_ops,
+            self.totals.run_ops,
+            self.totals.total_delay_ns,
+            self.totals.digest,
+        ] {
+            payload.extend_from_slice(&v.to_le_bytes());
+        }
+        self.write_frame(TAG_END, 0, &payload)?;
+        self.out
+            .flush()
+            .run_err(format!("writing trace {}", self.final_path.display()))?;
+        self.out
+            .get_ref()
+            .sync_all()
+            .run_err(format!("writing trace {}", self.final_path.display()))?;
+        std::fs::rename(&self.temp_path, &self.final_path)
+            .run_err(format!("writing trace {}", self.final_path.display()))?;
+        self.temp_path = PathBuf::new();
+        Ok(self.totals)
+    }
+
+    fn switch_to(&mut self, tag: u8) -> Result<()> {
+        if self.block_tag != tag {
+            self.flush_block()?;
+            self.block_tag = tag;
+        }
+        Ok(())
+    }
+
+    fn record_added(&mut self) -> Result<()> {
+        self.block_count += 1;
+        if self.block.len() >= BLOCK_TARGET_BYTES {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    fn flush_block(&mut self) -> Result<()> {
+        if self.block_count == 0 {
+            return Ok(());
+        }
+        let payload = std::mem::take(&mut self.block);
+        let crc = crc32fast::hash(&payload);
+        self.digest
+            .add_block(self.block_tag, self.block_count, payload.len() as u32, crc);
+        self.write_frame(self.block_tag, self.block_count, &payload)?;
+        self.block = payload;
+        self.block.clear();
+        self.block_count = 0;
+        Ok(())
+    }
+
+    fn write_frame(&mut self, tag: u8, count: u32, payload: &[u8]) -> Result<()> {
+        let crc = crc32fast::hash(payload);
+        let mut frame = [0u8; 13];
+        frame[0] = tag;
+        frame[1..5].copy_from_slice(&count.to_le_bytes());
+        frame[5..9].copy_from_slice(&(payload.len() as u32).to_le_bytes());
+        frame[9..13].copy_from_slice(&crc.to_le_bytes());
+        self.out
+            .write_all(&frame)
+            .and_then(|_| self.out.write_all(payload))
+            .run_err(format!("writing trace {}", self.final_path.display()))
+    }
+}
+
+impl Drop for TraceWriter {
+    fn drop(&mut self) {
+        // If finish() did not complete, the partial file is garbage; remove it.
+        if !self.temp_path.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.temp_path);
+        }
+    }
+}
+
+fn partial_path(path: &Path) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".partial");
+    path.with_file_name(name)
+}
