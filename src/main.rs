@@ -1,21 +1,9 @@
-//! pocketbench: benchmarks embedded databases the way phones and embedded boards use them —
-//! one client, bursts of operations, think time between them — measured per operation.
-
-mod cli;
-mod commands;
-mod engine;
-mod error;
-mod platform;
-mod report;
-mod results;
-mod run;
-mod workload;
+//! The `pocketbench` command: parse the command line, dispatch, and map errors to exit status
+//! (2 for bad input, 1 for a failed run) with one line on stderr.
 
 use clap::Parser;
-use cli::{Cli, Command};
-
-/// Tool name and version, recorded in traces and results.
-pub const TOOL_VERSION: &str = concat!("pocketbench ", env!("CARGO_PKG_VERSION"));
+use pocketbench::cli::{Cli, Command};
+use pocketbench::{commands, platform, run};
 
 fn main() {
     platform::clock::mark_process_start();

@@ -156,7 +156,7 @@ mod tests {
         let starts = [0u64, 25, 50, 75, 100];
         assert_eq!(
             max_backlog(starts.iter().copied(), intended.iter().copied()),
-            4
+            2
         );
         // Starting on time: no backlog.
         assert_eq!(

@@ -1,0 +1,18 @@
+//! pocketbench: benchmarks embedded databases the way phones and embedded boards use them —
+//! one client, bursts of operations, think time between them — measured per operation.
+//!
+//! The binary (`src/main.rs`) is a thin shell over this library; benchmarks under `benches/`
+//! and integration tests use the same code paths.
+
+pub mod cli;
+pub mod commands;
+pub mod engine;
+pub mod error;
+pub mod platform;
+pub mod report;
+pub mod results;
+pub mod run;
+pub mod workload;
+
+/// Tool name and version, recorded in traces and results.
+pub const TOOL_VERSION: &str = concat!("pocketbench ", env!("CARGO_PKG_VERSION"));
