@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Sets up everything the full build needs on a fresh machine, then runs every check and test.
+# Safe to run repeatedly; needs no input (CI runs it with CI=true and no stdin).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\n== %s\n' "$*"; }
+
+# System packages the full build and test suite use (none are needed by the default build).
+APT_PACKAGES=(pkg-config)
+
+install_apt_packages() {
+    local missing=()
+    for p in "${APT_PACKAGES[@]}"; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    say "installing ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+install_rust() {
+    if ! command -v cargo >/dev/null 2>&1; then
+        say "installing the Rust toolchain"
+        curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+        # shellcheck disable=SC1091
+        . "$HOME/.cargo/env"
+    fi
+    if command -v rustup >/dev/null 2>&1; then
+        rustup component add rustfmt clippy >/dev/null 2>&1 || true
+    fi
+}
+
+if command -v apt-get >/dev/null 2>&1; then
+    install_apt_packages
+fi
+install_rust
+
+say "format"
+cargo fmt --all -- --check
+
+say "lint"
+cargo clippy --all-targets --locked -- -D warnings
+
+say "unit and integration tests"
+cargo test --locked
+
+say "release build and the default run"
+cargo build --release --locked
+results_dir=$(mktemp -d)
+trap 'rm -rf "$results_dir"' EXIT
+./target/release/pocketbench run --quiet --results "$results_dir/smoke.db" --ops 200
+./target/release/pocketbench results list --results "$results_dir/smoke.db"
+
+say "all checks passed"
