@@ -59,9 +59,6 @@ pub trait Engine {
     fn io(&self) -> IoCounters {
         io::thread_counters()
     }
-
-    /// Files the engine keeps its data in (evicted from the page cache between phases).
-    fn data_dir(&self) -> &Path;
 }
 
 /// How to open one engine, and what it accepts.

@@ -37,7 +37,7 @@ impl SampleSink for Accumulate {
 /// Replay `trace` on the null engine without delays.
 pub fn measure(trace: &Path) -> Result<Overhead> {
     let mut reader = TraceReader::open(trace)?;
-    let mut engine = NullEngine::new();
+    let mut engine = NullEngine;
     let mut acc = Accumulate::default();
     let totals = replay(
         &mut engine,

@@ -13,7 +13,7 @@ use crate::error::{Error, Result, ResultExt};
 use crate::workload::model::{DataModel, KeyValueModel};
 use crate::workload::op::Op;
 use rusqlite::{ffi, Connection, OpenFlags};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use stmt::RawStmt;
 
 pub const DESCRIPTOR: EngineDescriptor = EngineDescriptor {
@@ -22,7 +22,7 @@ pub const DESCRIPTOR: EngineDescriptor = EngineDescriptor {
     options: options::SPECS,
     supports_sql: true,
     open,
-    version: version,
+    version,
 };
 
 /// File name of the database inside the engine's directory.
@@ -47,7 +47,6 @@ pub struct SqliteEngine {
     // Statements must be finalized before the connection closes: keep them first.
     kv: Option<KvStatements>,
     conn: Connection,
-    dir: PathBuf,
     pragmas: Vec<(&'static str, String)>,
 }
 
@@ -72,7 +71,6 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
     Ok(Box::new(SqliteEngine {
         kv: None,
         conn,
-        dir: dir.to_path_buf(),
         pragmas,
     }))
 }
@@ -252,9 +250,5 @@ impl Engine for SqliteEngine {
             (_, None) => return Err("key-value operation before the schema was created".into()),
         };
         Ok(Outcome { rows })
-    }
-
-    fn data_dir(&self) -> &Path {
-        &self.dir
     }
 }

@@ -5,13 +5,13 @@
 use rusqlite::ffi;
 use std::ffi::{c_int, CStr};
 
-pub struct RawStmt {
+pub(super) struct RawStmt {
     stmt: *mut ffi::sqlite3_stmt,
     db: *mut ffi::sqlite3,
 }
 
 /// The connection's current error message.
-pub fn errmsg(db: *mut ffi::sqlite3) -> String {
+pub(super) fn errmsg(db: *mut ffi::sqlite3) -> String {
     // SAFETY: db is a valid open connection; errmsg returns a NUL-terminated string it owns.
     unsafe {
         CStr::from_ptr(ffi::sqlite3_errmsg(db))
@@ -22,7 +22,7 @@ pub fn errmsg(db: *mut ffi::sqlite3) -> String {
 
 impl RawStmt {
     /// Prepare `sql` (one statement) on `db`.
-    pub fn prepare(db: *mut ffi::sqlite3, sql: &str) -> Result<Self, String> {
+    pub(super) fn prepare(db: *mut ffi::sqlite3, sql: &str) -> Result<Self, String> {
         let mut stmt = std::ptr::null_mut();
         // SAFETY: db is open; sql pointer/length describe valid UTF-8.
         let rc = unsafe {
@@ -44,7 +44,7 @@ impl RawStmt {
     }
 
     /// Take ownership of an already prepared statement.
-    pub fn from_raw(stmt: *mut ffi::sqlite3_stmt, db: *mut ffi::sqlite3) -> Self {
+    pub(super) fn from_raw(stmt: *mut ffi::sqlite3_stmt, db: *mut ffi::sqlite3) -> Self {
         RawStmt { stmt, db }
     }
 

@@ -12,7 +12,6 @@ pub mod writer;
 
 use crate::error::{Error, Result};
 use crate::workload::delay::DelayModel;
-use crate::workload::op::TimedOp;
 use crate::workload::{Workload, WorkloadInfo};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -101,10 +100,4 @@ pub fn verify(path: &Path) -> Result<(TraceHeader, TraceTotals)> {
         ))
     })?;
     Ok((reader.header().clone(), totals))
-}
-
-/// Replace the delays of a run stream with those of `delay` (used when `run --trace` is given
-/// an explicit `--delay`).
-pub fn redelay(item: &mut TimedOp, sampler: &mut crate::workload::delay::DelaySampler, index: u64) {
-    item.delay_ns = sampler.next(index);
 }
