@@ -60,15 +60,21 @@ pub fn sleep_until(deadline_ns: u64) {
     }
 }
 
+/// This thread's current timer slack, in nanoseconds.
+pub fn timer_slack_ns() -> Option<u64> {
+    // SAFETY: PR_GET_TIMERSLACK takes no pointers.
+    let now = unsafe { libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0) };
+    (now >= 0).then_some(now as u64)
+}
+
 /// Lower this thread's timer slack so sleeps end close to their deadline (the default slack of
 /// 50 µs would add itself to every delay). Returns the slack in effect afterwards.
 pub fn set_timer_slack(ns: u64) -> Option<u64> {
-    // SAFETY: PR_SET_TIMERSLACK / PR_GET_TIMERSLACK take plain integers.
+    // SAFETY: PR_SET_TIMERSLACK takes plain integers.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0);
-        let now = libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0);
-        (now >= 0).then_some(now as u64)
     }
+    timer_slack_ns()
 }
 
 static PROCESS_START_NS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();

@@ -49,6 +49,7 @@ pub struct Environment {
     /// Frequency residency during the run (needs cpufreq statistics).
     pub cpu_frequency: Observed,
     pub energy: Observed,
+    /// Timer slack of the reporting thread (the replay thread's own is in the replay report).
     pub timer_slack_ns: Option<u64>,
     pub clock_resolution_ns: u64,
 }
@@ -70,7 +71,7 @@ impl Environment {
             governor: governor(),
             cpu_frequency: cpu_frequency(),
             energy: energy(),
-            timer_slack_ns: crate::platform::clock::set_timer_slack(1),
+            timer_slack_ns: crate::platform::clock::timer_slack_ns(),
             clock_resolution_ns: crate::platform::clock::mono_resolution_ns(),
         }
     }

@@ -62,6 +62,8 @@ pub struct Phases {
     /// `fresh-process` (loaded by one process, replayed by another) or `warm`.
     pub mode: String,
     pub cache: CacheState,
+    /// Timer slack of the replaying thread (pocketbench lowers it to 1 ns so sleeps end on time).
+    pub timer_slack_ns: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
