@@ -113,6 +113,7 @@ pub fn build(
         phases: Phases {
             mode: out.mode.to_string(),
             cache: out.cache.clone(),
+            timer_slack_ns: r.timer_slack_ns,
         },
         ops: r.ops,
         errors: r.errors,
