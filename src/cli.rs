@@ -28,6 +28,22 @@ pub enum Command {
     /// Read back stored runs.
     #[command(subcommand)]
     Results(ResultsCommand),
+    /// Run a study plan: the cartesian product of its axes, repeated, resumable.
+    #[command(
+        after_help = "Examples:\n  pocketbench matrix study.toml\n  pocketbench matrix study.toml --resume          after Ctrl-C, kill -9 or power loss: run only what is missing\n  pocketbench matrix --plan pocketdata             A, B, C, E × {zero, lognormal} × governors × 3 repeats\n  pocketbench matrix --plan mdperf --dry-run       list the cells without running them\n\nPlan format: docs/studies.md"
+    )]
+    Matrix(MatrixArgs),
+    /// Compare two cells or result sets: is the difference significant, and how large is it.
+    #[command(
+        after_help = "A and B are each a results store file (all its runs) or a filter over --results:\n  key=value[,key=value...], alternatives with |, e.g. engine=sqlite,delay=zero or run=3-5.\n\nExamples:\n  pocketbench compare engine=null engine=sqlite --results study.db\n  pocketbench compare 'study=2,cell=1' 'study=2,cell=3'\n  pocketbench compare before.db after.db --confidence 0.95"
+    )]
+    Compare(CompareArgs),
+    /// Write a report: one self-contained HTML file with SVG charts, the figures as PNG or SVG
+    /// files, or the summary as Markdown or CSV.
+    #[command(
+        after_help = "Examples:\n  pocketbench report --results study.db -o report.html\n  pocketbench report --filter 'engine=sqlite,delay=zero|fixed:1ms' -o sqlite.html\n  pocketbench report --format png -o figures/\n  pocketbench report --format md -o summary.md\n\nHow to read each figure: docs/studies.md"
+    )]
+    Report(ReportArgs),
     /// List engines, their versions and options.
     #[command(after_help = "Example:\n  pocketbench engines --json")]
     Engines(EnginesArgs),
@@ -165,6 +181,69 @@ pub enum ResultsCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct MatrixArgs {
+    /// Plan file (TOML).
+    #[arg(required_unless_present = "plan", conflicts_with = "plan")]
+    pub file: Option<PathBuf>,
+    /// Built-in plan instead of a file: pocketdata, mdperf.
+    #[arg(long)]
+    pub plan: Option<String>,
+    /// Continue the latest study of this plan in the results store: run only missing runs.
+    #[arg(long)]
+    pub resume: bool,
+    /// Results store (overrides the plan's `results`; default pocketbench.db).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// Repeats of every cell (overrides the plan's `repeats`).
+    #[arg(long)]
+    pub repeats: Option<u32>,
+    /// Confidence level of the intervals in the closing table (default: the plan's, 0.90).
+    #[arg(long)]
+    pub confidence: Option<f64>,
+    /// List the cells and the run count, run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Baseline: a results store file, or a filter over --results.
+    pub a: String,
+    /// Compared with A: a results store file, or a filter over --results.
+    pub b: String,
+    #[arg(long, default_value = "pocketbench.db")]
+    pub results: PathBuf,
+    /// Confidence level of intervals and of the significance test.
+    #[arg(long, default_value_t = 0.90)]
+    pub confidence: f64,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    #[arg(long, default_value = "pocketbench.db")]
+    pub results: PathBuf,
+    /// Only runs matching key=value[,key=value...] (alternatives with |); keys: run, study,
+    /// cell, repeat, workload, engine, delay, pacing and every axis of a study.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Output file (html, md, csv) or directory (png, svg).
+    #[arg(long, short = 'o', default_value = "report.html")]
+    pub output: PathBuf,
+    /// html, png, svg, md or csv.
+    #[arg(long, default_value = "html")]
+    pub format: String,
+    /// Confidence level of the intervals.
+    #[arg(long, default_value_t = 0.90)]
+    pub confidence: f64,
 }
 
 #[derive(Args, Debug)]

@@ -12,6 +12,7 @@ pub mod platform;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod study;
 pub mod workload;
 
 /// Tool name and version, recorded in traces and results.

@@ -13,6 +13,9 @@ fn main() {
         Command::Trace(cmd) => commands::trace::main(cmd),
         Command::Results(cmd) => commands::results::main(cmd),
         Command::Engines(args) => commands::engines::main(args),
+        Command::Matrix(args) => commands::matrix::main(args),
+        Command::Compare(args) => commands::compare::main(args),
+        Command::Report(args) => commands::report::main(args),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
     };
     match outcome {

@@ -1,7 +1,10 @@
 //! One handler per command: turn parsed arguments into work and print the outcome (text or
 //! JSON). Handlers hold no measurement logic of their own.
 
+pub mod compare;
 pub mod engines;
+pub mod matrix;
+pub mod report;
 pub mod results;
 pub mod run;
 pub mod trace;

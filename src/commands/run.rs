@@ -33,7 +33,7 @@ pub fn main(args: &RunArgs) -> Result<i32> {
     Ok(0)
 }
 
-fn request(args: &RunArgs) -> Result<RunRequest> {
+pub fn request(args: &RunArgs) -> Result<RunRequest> {
     let pacing = Pacing::parse(&args.pacing)
         .ok_or_else(|| Error::input(format!("--pacing {}: expected think or open", args.pacing)))?;
     let options = args

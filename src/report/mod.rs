@@ -3,4 +3,5 @@
 
 pub mod progress;
 pub mod run_summary;
+pub mod summary_table;
 pub mod units;

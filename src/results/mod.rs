@@ -2,10 +2,15 @@
 //! keeps every run, statistics, and exports (JSON summary, per-operation CSV).
 
 pub mod aggregate;
+pub mod dataset;
 pub mod export;
+pub mod filter;
+pub mod metrics;
+pub mod repeats;
 pub mod stats;
 pub mod store;
 pub mod summary;
+pub mod tdist;
 
 use crate::error::{Result, ResultExt};
 use crate::run::pacer::Pacing;
@@ -26,6 +31,18 @@ pub fn record(
     store: &mut Store,
     raw_csv: Option<&Path>,
     keep_samples: bool,
+) -> Result<RunSummary> {
+    record_with(out, store, raw_csv, keep_samples, |_| Ok(()))
+}
+
+/// [`record`], and `also` writes more rows in the run's transaction before it commits (a
+/// study records the run's cell this way, so the two are stored together or not at all).
+pub fn record_with(
+    out: &RunOutput,
+    store: &mut Store,
+    raw_csv: Option<&Path>,
+    keep_samples: bool,
+    also: impl FnOnce(&store::RunWriter<'_>) -> Result<()>,
 ) -> Result<RunSummary> {
     let t0 = out.report.run_start_ns;
     let mut agg = Aggregator::default();
@@ -52,6 +69,7 @@ pub fn record(
     };
     let mut summary = summary::build(out, &agg, backlog, crate::platform::clock::utc_now());
     summary.id = writer.id();
+    also(&writer)?;
     writer.commit(&summary)?;
     if let Some(c) = csv {
         c.finish()?;

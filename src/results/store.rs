@@ -43,6 +43,29 @@ CREATE TABLE IF NOT EXISTS op_samples (
 ) WITHOUT ROWID;
 ";
 
+/// Studies run by `pocketbench matrix` (src/study/): one row per study, and one row per run
+/// that belongs to a study, written in the run's own transaction so that a run and its place in
+/// the study are stored together or not at all.
+const STUDY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS studies (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    plan_id TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matrix_cells (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    study_id INTEGER NOT NULL REFERENCES studies(id),
+    cell_id TEXT NOT NULL,
+    cell_index INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    labels TEXT NOT NULL,
+    args TEXT NOT NULL,
+    UNIQUE (study_id, cell_id, repeat)
+);
+";
+
 pub struct Store {
     conn: Connection,
     path: PathBuf,
@@ -75,6 +98,7 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(|e| bad(&e))?;
         conn.execute_batch(SCHEMA).map_err(|e| bad(&e))?;
+        conn.execute_batch(STUDY_SCHEMA).map_err(|e| bad(&e))?;
         let version: Option<String> = conn
             .query_row(
                 "SELECT value FROM meta WHERE key = 'schema_version'",
@@ -105,6 +129,11 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The connection, for modules that own their own queries (studies, reports).
+    pub fn conn(&self) -> &Connection {
+        &self.conn
     }
 
     /// Begin writing one run. Nothing is visible until [`RunWriter::commit`].
@@ -181,6 +210,11 @@ pub struct RunWriter<'a> {
 impl RunWriter<'_> {
     pub fn id(&self) -> i64 {
         self.id
+    }
+
+    /// The run's open transaction, for rows that must commit with the run (a study's cell).
+    pub fn tx(&self) -> &Transaction<'_> {
+        &self.tx
     }
 
     /// Store one sample; times are stored relative to `t0_ns` (the run's start).

@@ -144,7 +144,7 @@ fn default_weight() -> f64 {
 }
 
 /// A TOML error as one line: `file:line:column: message`.
-fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
+pub fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
     let message = e.message().replace('\n', "; ");
     match e.span() {
         Some(span) => {

@@ -1,0 +1,114 @@
+//! `pocketbench matrix`: run (or resume) a study plan and print its cells' statistics.
+
+use crate::cli::MatrixArgs;
+use crate::error::{Error, Result};
+use crate::report::summary_table;
+use crate::results::dataset::Dataset;
+use crate::results::filter::Filter;
+use crate::results::store::Store;
+use crate::study::plan::Plan;
+use crate::study::runner::{self, MatrixOptions};
+use crate::study::{builtin, cells};
+
+pub fn main(args: &MatrixArgs) -> Result<i32> {
+    let mut plan = match (&args.file, &args.plan) {
+        (Some(file), _) => Plan::load(file)?,
+        (None, Some(name)) => builtin::plan(name)?,
+        (None, None) => return Err(Error::input("matrix: give a plan file or --plan NAME")),
+    };
+    if let Some(r) = args.repeats {
+        if !(1..=1000).contains(&r) {
+            return Err(Error::input(format!("--repeats {r}: expected 1 to 1000")));
+        }
+        plan.repeats = r;
+    }
+    if let Some(c) = args.confidence {
+        if !(c > 0.0 && c < 1.0) {
+            return Err(Error::input(format!(
+                "--confidence {c}: expected a level between 0 and 1, e.g. 0.90"
+            )));
+        }
+        plan.confidence = c;
+    }
+    let opts = MatrixOptions {
+        resume: args.resume,
+        results: args.results.clone(),
+        quiet: args.quiet || args.json,
+        dry_run: args.dry_run,
+    };
+    if args.dry_run {
+        return dry_run(&plan, &opts, args.json);
+    }
+    let outcome = runner::run(&plan, &opts)?;
+    let store = Store::open(&outcome.results)?;
+    let study = outcome.study.as_ref().map(|s| s.id).unwrap_or_default();
+    let filter = Filter::parse(&format!("study={study}"), "--filter")?;
+    let data = Dataset::load(&store, &filter)?;
+    if args.json {
+        let value = serde_json::json!({
+            "outcome": outcome,
+            "cells": summary_table::rows(&data, plan.confidence),
+        });
+        super::print_json(&value)?;
+    } else {
+        print!("{}", summary_table::text(&data, plan.confidence));
+        println!(
+            "study #{study} in {}: {} runs stored now, {} before, {} of {} in all{}",
+            outcome.results.display(),
+            outcome.stored,
+            outcome.already_done,
+            outcome.already_done + outcome.stored,
+            outcome.runs_total,
+            if outcome.failed.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} FAILED (rerun them with --resume)",
+                    outcome.failed.len()
+                )
+            }
+        );
+    }
+    Ok(if outcome.failed.is_empty() { 0 } else { 1 })
+}
+
+fn dry_run(plan: &Plan, opts: &MatrixOptions, json: bool) -> Result<i32> {
+    let cells = cells::expand(plan)?;
+    runner::requests(plan, &cells)?;
+    let runs = cells.len() * plan.repeats as usize;
+    let results = runner::results_path(plan, opts);
+    if json {
+        let value = serde_json::json!({
+            "plan": plan.name,
+            "plan_id": cells::plan_id(&cells),
+            "results": results,
+            "repeats": plan.repeats,
+            "runs": runs,
+            "notices": plan.notices,
+            "cells": cells.iter().map(|c| serde_json::json!({
+                "index": c.index + 1, "id": c.id, "name": c.name(), "args": c.args
+            })).collect::<Vec<_>>(),
+        });
+        return super::print_json(&value).map(|_| 0);
+    }
+    for n in &plan.notices {
+        println!("notice: {n}");
+    }
+    println!(
+        "plan '{}' ({}): {} cells × {} repeats = {runs} runs into {}",
+        plan.name,
+        plan.source,
+        cells.len(),
+        plan.repeats,
+        results.display()
+    );
+    for c in &cells {
+        println!(
+            "  {:>3}  {}  →  run {}",
+            c.index + 1,
+            c.name(),
+            c.args.join(" ")
+        );
+    }
+    Ok(0)
+}

@@ -1,0 +1,211 @@
+//! The built-in plans that reproduce the published studies: `pocketdata` (PocketData:
+//! workloads A, B, C, E × {zero, lognormal} delay × governors × 3 repeats, 500 records,
+//! 1 800 operations) and `mdperf` (the follow-up: 8 workloads × governors × {alone, loaded}).
+//!
+//! The governor and background-load axes exist only as far as this build and this machine
+//! allow: an axis whose `run` flag does not exist, or whose knob cannot be turned here,
+//! collapses to the single value it observes ("observed" governor, "alone"), with a notice
+//! saying why. Nothing pretends to have set what it could not.
+
+use super::flags::RunFlags;
+use super::plan::{Axis, AxisValue, Plan};
+use crate::error::{Error, Result};
+use crate::platform::environment::sysfs_root;
+
+pub const NAMES: &[&str] = &["pocketdata", "mdperf"];
+
+const POCKETDATA: &str = r#"
+name = "pocketdata"
+repeats = 3
+order = "fixed"
+[run]
+records = 500
+ops = 1800
+[axes]
+workload = ["pocketdata-a", "pocketdata-b", "pocketdata-c", "pocketdata-e"]
+delay = ["zero", "lognormal:6.67ms"]
+"#;
+
+/// MDPerf's eight workloads: the YCSB mixes A–F as SQL, and the two range-select mixes.
+const MDPERF: &str = r#"
+name = "mdperf"
+repeats = 3
+order = "fixed"
+[run]
+records = 500
+ops = 1800
+delay = "lognormal:6.67ms"
+[axes]
+workload = ["pocketdata-a", "pocketdata-b", "pocketdata-c", "pocketdata-d", "pocketdata-e",
+            "pocketdata-f", "pocketdata-ib", "pocketdata-ic"]
+"#;
+
+/// Governors the studies compare (userspace needs a frequency and is left to plan files).
+pub const STUDY_GOVERNORS: &[&str] = &[
+    "performance",
+    "powersave",
+    "ondemand",
+    "interactive",
+    "conservative",
+    "schedutil",
+];
+
+/// The built-in plan `name`, with its machine-dependent axes resolved.
+pub fn plan(name: &str) -> Result<Plan> {
+    let text = match name {
+        "pocketdata" => POCKETDATA,
+        "mdperf" => MDPERF,
+        _ => {
+            return Err(Error::input(format!(
+                "--plan {name}: unknown built-in plan (available: {})",
+                NAMES.join(", ")
+            )))
+        }
+    };
+    let mut plan = Plan::parse(text, &format!("built-in plan {name}"), name)?;
+    let flags = RunFlags::get();
+    let (axis, notice) = governor_axis(flags.has("governor"), &governors_settable());
+    plan.axes.push(axis);
+    plan.notices.extend(notice);
+    if name == "mdperf" {
+        let (axis, notice) = load_axis(flags.has("background"));
+        plan.axes.push(axis);
+        plan.notices.extend(notice);
+    }
+    Ok(plan)
+}
+
+/// The governor axis: one value per settable study governor, or "observed" and why.
+pub fn governor_axis(
+    flag_exists: bool,
+    settable: &std::result::Result<Vec<String>, String>,
+) -> (Axis, Option<String>) {
+    let observed = |why: String| {
+        (
+            single("governor", "observed"),
+            Some(format!(
+                "governor axis collapsed to \"observed\": {why}; every run records the governor it observed"
+            )),
+        )
+    };
+    if !flag_exists {
+        return observed("this build's `run` has no --governor flag".into());
+    }
+    match settable {
+        Err(why) => observed(format!("governors cannot be set here ({why})")),
+        Ok(available) => {
+            let values: Vec<AxisValue> = STUDY_GOVERNORS
+                .iter()
+                .filter(|g| available.iter().any(|a| a == *g))
+                .map(|g| AxisValue {
+                    label: g.to_string(),
+                    args: vec!["--governor".into(), g.to_string()],
+                })
+                .collect();
+            if values.is_empty() {
+                return observed(format!(
+                    "none of the study governors is available (this CPU offers: {})",
+                    available.join(" ")
+                ));
+            }
+            (
+                Axis {
+                    name: "governor".into(),
+                    values,
+                },
+                None,
+            )
+        }
+    }
+}
+
+/// The background-load axis of MDPerf: alone and loaded, or only "alone" and why.
+fn load_axis(flag_exists: bool) -> (Axis, Option<String>) {
+    if !flag_exists {
+        return (
+            single("load", "alone"),
+            Some(
+                "load axis collapsed to \"alone\": this build's `run` has no --background flag"
+                    .into(),
+            ),
+        );
+    }
+    let axis = Axis {
+        name: "load".into(),
+        values: vec![
+            AxisValue {
+                label: "alone".into(),
+                args: Vec::new(),
+            },
+            AxisValue {
+                label: "loaded".into(),
+                args: vec!["--background".into(), "cpu".into()],
+            },
+        ],
+    };
+    (axis, None)
+}
+
+fn single(name: &str, label: &str) -> Axis {
+    Axis {
+        name: name.into(),
+        values: vec![AxisValue {
+            label: label.into(),
+            args: Vec::new(),
+        }],
+    }
+}
+
+/// The governors this process could set on CPU 0, or why it cannot set any.
+fn governors_settable() -> std::result::Result<Vec<String>, String> {
+    let dir = sysfs_root().join("devices/system/cpu/cpu0/cpufreq");
+    let available = dir.join("scaling_available_governors");
+    let text =
+        std::fs::read_to_string(&available).map_err(|e| format!("{}: {e}", available.display()))?;
+    let control = dir.join("scaling_governor");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&control)
+        .map_err(|e| format!("{}: {e}", control.display()))?;
+    Ok(text.split_whitespace().map(str::to_string).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn governor_axis_collapses_honestly() {
+        let (axis, notice) = governor_axis(false, &Ok(vec!["performance".into()]));
+        assert_eq!(axis.values.len(), 1);
+        assert_eq!(axis.values[0].label, "observed");
+        assert!(axis.values[0].args.is_empty());
+        assert!(notice.unwrap().contains("no --governor flag"));
+        let (_, notice) = governor_axis(true, &Err("permission denied".into()));
+        assert!(notice.unwrap().contains("permission denied"));
+        let (axis, notice) = governor_axis(
+            true,
+            &Ok(vec![
+                "schedutil".into(),
+                "performance".into(),
+                "userspace".into(),
+            ]),
+        );
+        assert!(notice.is_none());
+        let labels: Vec<&str> = axis.values.iter().map(|v| v.label.as_str()).collect();
+        assert_eq!(labels, ["performance", "schedutil"]);
+        assert_eq!(axis.values[1].args, ["--governor", "schedutil"]);
+    }
+
+    #[test]
+    fn built_in_plans_expand() {
+        let p = plan("pocketdata").unwrap();
+        let cells = super::super::cells::expand(&p).unwrap();
+        let governors = p.axes.last().unwrap().values.len();
+        assert_eq!(cells.len(), 4 * 2 * governors);
+        assert_eq!(p.repeats, 3);
+        let m = plan("mdperf").unwrap();
+        assert_eq!(m.axes[0].values.len(), 8);
+        assert!(plan("nope").is_err());
+    }
+}

@@ -1,0 +1,401 @@
+//! The study plan: a TOML file (or a built-in plan) naming the axes of a study, the run flags
+//! every cell shares, `exclude`/`include` rules, repeats, run order, cool-down, results store
+//! and confidence level. Every axis is a `pocketbench run` flag (or a table of raw run
+//! arguments), so any flag `run` gains becomes an axis with no change here. The format is
+//! documented in `docs/studies.md`.
+
+use super::flags::RunFlags;
+use crate::error::{Error, Result};
+use crate::workload::delay::parse_duration;
+use std::path::{Path, PathBuf};
+
+/// How runs are ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Round-robin: every cell once, then every cell again, in declaration order.
+    Fixed,
+    /// All (cell, repeat) pairs shuffled with the plan's seed (reproducible).
+    Random,
+}
+
+/// One value of an axis: a label for tables and figures, and the `run` arguments it adds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AxisValue {
+    pub label: String,
+    pub args: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Axis {
+    pub name: String,
+    pub values: Vec<AxisValue>,
+}
+
+/// A cell added by hand: axis (or flag) name → value.
+pub type Assignment = Vec<(String, AxisValue)>;
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub name: String,
+    /// Where the plan came from, for messages: a file path or `built-in plan NAME`.
+    pub source: String,
+    pub repeats: u32,
+    pub order: Order,
+    pub seed: u64,
+    pub cooldown_ns: u64,
+    pub results: Option<PathBuf>,
+    pub confidence: f64,
+    /// `run` arguments shared by every cell.
+    pub base: Vec<String>,
+    pub axes: Vec<Axis>,
+    /// A cell matching every term of one rule is left out.
+    pub exclude: Vec<Assignment>,
+    pub include: Vec<Assignment>,
+    /// Things the user should know (an axis collapsed because a knob is unavailable).
+    pub notices: Vec<String>,
+}
+
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "repeats",
+    "order",
+    "seed",
+    "cooldown",
+    "results",
+    "confidence",
+    "run",
+    "axes",
+    "exclude",
+    "include",
+];
+
+impl Plan {
+    /// Read and check a plan file. Every error names the file and the field.
+    pub fn load(path: &Path) -> Result<Plan> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::input(format!("{file}: cannot read plan: {e}")))?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "study".into());
+        Plan::parse(&text, &file, &stem)
+    }
+
+    /// Parse plan text; `source` names it in errors, `default_name` is used without `name`.
+    pub fn parse(text: &str, source: &str, default_name: &str) -> Result<Plan> {
+        let table: toml::Table = toml::from_str(text)
+            .map_err(|e| crate::workload::spec_toml::toml_error(source, text, &e))?;
+        let p = Parser {
+            source,
+            flags: RunFlags::get(),
+        };
+        p.plan(&table, default_name)
+    }
+
+    /// Axis names, in declaration order.
+    pub fn axis_names(&self) -> Vec<&str> {
+        self.axes.iter().map(|a| a.name.as_str()).collect()
+    }
+}
+
+struct Parser<'a> {
+    source: &'a str,
+    flags: &'static RunFlags,
+}
+
+impl Parser<'_> {
+    fn err(&self, field: &str, why: impl std::fmt::Display) -> Error {
+        Error::input(format!("{}: {field}: {why}", self.source))
+    }
+
+    fn plan(&self, t: &toml::Table, default_name: &str) -> Result<Plan> {
+        if let Some(k) = t.keys().find(|k| !TOP_KEYS.contains(&k.as_str())) {
+            return Err(self.err(
+                k,
+                format!("unknown field (expected one of: {})", TOP_KEYS.join(", ")),
+            ));
+        }
+        let name = match t.get("name") {
+            None => default_name.to_string(),
+            Some(v) => self.string(v, "name")?,
+        };
+        let repeats = match t.get("repeats") {
+            None => 3,
+            Some(toml::Value::Integer(n)) if (1..=1000).contains(n) => *n as u32,
+            Some(_) => return Err(self.err("repeats", "expected an integer from 1 to 1000")),
+        };
+        let order = match t
+            .get("order")
+            .map(|v| self.string(v, "order"))
+            .transpose()?
+        {
+            None => Order::Fixed,
+            Some(s) if s == "fixed" => Order::Fixed,
+            Some(s) if s == "random" => Order::Random,
+            Some(s) => return Err(self.err("order", format!("'{s}': expected fixed or random"))),
+        };
+        let seed = match t.get("seed") {
+            None => 1,
+            Some(toml::Value::Integer(n)) if *n >= 0 => *n as u64,
+            Some(_) => return Err(self.err("seed", "expected a non-negative integer")),
+        };
+        let cooldown_ns = match t.get("cooldown") {
+            None => 0,
+            Some(v) => parse_duration(&self.string(v, "cooldown")?, "cooldown")
+                .map_err(|e| self.err("cooldown", e))?,
+        };
+        let results = t
+            .get("results")
+            .map(|v| self.string(v, "results").map(PathBuf::from))
+            .transpose()?;
+        let confidence = match t.get("confidence") {
+            None => crate::results::repeats::DEFAULT_LEVEL,
+            Some(toml::Value::Float(f)) if *f > 0.0 && *f < 1.0 => *f,
+            Some(_) => {
+                return Err(self.err("confidence", "expected a level between 0 and 1, e.g. 0.90"))
+            }
+        };
+        let base = match t.get("run") {
+            None => Vec::new(),
+            Some(toml::Value::Table(run)) => {
+                let mut args = Vec::new();
+                for (flag, v) in run {
+                    args.extend(self.value(&format!("run.{flag}"), flag, v)?.args);
+                }
+                args
+            }
+            Some(_) => return Err(self.err("run", "expected a table of run flags")),
+        };
+        let axes = self.axes(t.get("axes"))?;
+        let exclude = self.rules(t.get("exclude"), "exclude", &axes, true)?;
+        let include = self.rules(t.get("include"), "include", &axes, false)?;
+        if axes.is_empty() && include.is_empty() {
+            return Err(self.err("axes", "a plan needs at least one axis (or an include)"));
+        }
+        Ok(Plan {
+            name,
+            source: self.source.to_string(),
+            repeats,
+            order,
+            seed,
+            cooldown_ns,
+            results,
+            confidence,
+            base,
+            axes,
+            exclude,
+            include,
+            notices: Vec::new(),
+        })
+    }
+
+    fn string(&self, v: &toml::Value, field: &str) -> Result<String> {
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| self.err(field, "expected a string"))
+    }
+
+    fn axes(&self, v: Option<&toml::Value>) -> Result<Vec<Axis>> {
+        let Some(v) = v else { return Ok(Vec::new()) };
+        let table = v
+            .as_table()
+            .ok_or_else(|| self.err("axes", "expected a table: axis name = [values]"))?;
+        let mut axes = Vec::new();
+        for (name, values) in table {
+            let field = format!("axes.{name}");
+            let list = values
+                .as_array()
+                .ok_or_else(|| self.err(&field, "expected a list of values"))?;
+            if list.is_empty() {
+                return Err(self.err(&field, "an axis needs at least one value"));
+            }
+            let mut out: Vec<AxisValue> = Vec::new();
+            for (i, v) in list.iter().enumerate() {
+                let value = self.value(&format!("{field}[{}]", i + 1), name, v)?;
+                if out.iter().any(|o| o.label == value.label) {
+                    return Err(self.err(&field, format!("value '{}' appears twice", value.label)));
+                }
+                out.push(value);
+            }
+            axes.push(Axis {
+                name: name.clone(),
+                values: out,
+            });
+        }
+        Ok(axes)
+    }
+
+    /// One value of flag (or axis) `name`: a scalar, a list (repeated flag), or a table
+    /// `{ label = "...", args = ["--flag", "value", ...] }` of raw run arguments.
+    fn value(&self, field: &str, name: &str, v: &toml::Value) -> Result<AxisValue> {
+        if let toml::Value::Table(t) = v {
+            return self.raw_value(field, t);
+        }
+        let flag = self.flags.find(name).map_err(|why| self.err(field, why))?;
+        let scalar = |v: &toml::Value| -> Result<String> {
+            match v {
+                toml::Value::String(s) => Ok(s.clone()),
+                toml::Value::Integer(i) => Ok(i.to_string()),
+                toml::Value::Float(f) => Ok(f.to_string()),
+                _ => Err(self.err(field, "expected a string or a number")),
+            }
+        };
+        match v {
+            toml::Value::Boolean(b) => {
+                if !flag.switch {
+                    return Err(self.err(
+                        field,
+                        format!("--{} takes a value, not true/false", flag.long),
+                    ));
+                }
+                let args = if *b {
+                    vec![format!("--{}", flag.long)]
+                } else {
+                    Vec::new()
+                };
+                Ok(AxisValue {
+                    label: b.to_string(),
+                    args,
+                })
+            }
+            toml::Value::Array(items) => {
+                if !flag.repeatable {
+                    return Err(self.err(
+                        field,
+                        format!("--{} takes one value, not a list", flag.long),
+                    ));
+                }
+                let mut args = Vec::new();
+                let mut labels = Vec::new();
+                for item in items {
+                    let s = scalar(item)?;
+                    args.push(format!("--{}", flag.long));
+                    args.push(s.clone());
+                    labels.push(s);
+                }
+                let label = if labels.is_empty() {
+                    "none".into()
+                } else {
+                    labels.join(",")
+                };
+                Ok(AxisValue { label, args })
+            }
+            other => {
+                if flag.switch {
+                    return Err(self.err(
+                        field,
+                        format!("--{} is a switch: write true or false", flag.long),
+                    ));
+                }
+                let s = scalar(other)?;
+                Ok(AxisValue {
+                    label: s.clone(),
+                    args: vec![format!("--{}", flag.long), s],
+                })
+            }
+        }
+    }
+
+    fn raw_value(&self, field: &str, t: &toml::Table) -> Result<AxisValue> {
+        if let Some(k) = t.keys().find(|k| *k != "label" && *k != "args") {
+            return Err(self.err(
+                &format!("{field}.{k}"),
+                "unknown field (expected label and args)",
+            ));
+        }
+        let label = t
+            .get("label")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| self.err(&format!("{field}.label"), "expected a string"))?
+            .to_string();
+        let args: Vec<String> = match t.get("args") {
+            None => Vec::new(),
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| self.err(&format!("{field}.args"), "expected strings"))
+                })
+                .collect::<Result<_>>()?,
+            Some(_) => return Err(self.err(&format!("{field}.args"), "expected a list of strings")),
+        };
+        self.flags
+            .check_raw(&args)
+            .map_err(|why| self.err(&format!("{field}.args"), why))?;
+        Ok(AxisValue { label, args })
+    }
+
+    /// `[[exclude]]` / `[[include]]` entries: tables of axis (or, for include, flag) = value.
+    fn rules(
+        &self,
+        v: Option<&toml::Value>,
+        what: &str,
+        axes: &[Axis],
+        axes_only: bool,
+    ) -> Result<Vec<Assignment>> {
+        let Some(v) = v else { return Ok(Vec::new()) };
+        let list = v
+            .as_array()
+            .ok_or_else(|| self.err(what, format!("expected [[{what}]] tables")))?;
+        let mut out = Vec::new();
+        for (i, entry) in list.iter().enumerate() {
+            let field = format!("{what}[{}]", i + 1);
+            let t = entry
+                .as_table()
+                .ok_or_else(|| self.err(&field, "expected a table of axis = value"))?;
+            if t.is_empty() {
+                return Err(self.err(&field, "empty rule"));
+            }
+            let mut rule = Vec::new();
+            for (key, value) in t {
+                let at = format!("{field}.{key}");
+                let axis = axes.iter().find(|a| &a.name == key);
+                let known = axis.and_then(|a| {
+                    let label = label_of(value)?;
+                    a.values.iter().find(|v| v.label == label).cloned()
+                });
+                let value = match (axis, known) {
+                    (_, Some(v)) => v,
+                    (Some(a), None) if axes_only => {
+                        let labels: Vec<&str> = a.values.iter().map(|v| v.label.as_str()).collect();
+                        return Err(self.err(
+                            &at,
+                            format!("not a value of axis {key} (values: {})", labels.join(", ")),
+                        ));
+                    }
+                    (None, None) if axes_only => {
+                        let names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
+                        return Err(self.err(
+                            &at,
+                            format!("not an axis of this plan (axes: {})", names.join(", ")),
+                        ));
+                    }
+                    _ => self.value(&at, key, value)?,
+                };
+                rule.push((key.clone(), value));
+            }
+            out.push(rule);
+        }
+        Ok(out)
+    }
+}
+
+/// The label a scalar or list value would get (tables carry their own).
+fn label_of(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        toml::Value::Array(items) if items.is_empty() => Some("none".into()),
+        toml::Value::Array(items) => items
+            .iter()
+            .map(label_of)
+            .collect::<Option<Vec<_>>>()
+            .map(|l| l.join(",")),
+        toml::Value::Table(t) => t.get("label").and_then(|l| l.as_str()).map(str::to_string),
+        _ => None,
+    }
+}

@@ -1,0 +1,193 @@
+//! Running a study: check every cell before anything is measured, find (or start) the study
+//! in the results store, then make each missing (cell, repeat) run through the same library
+//! path as `pocketbench run` (`run::prepare`, `run::execute`, `results::record`), recording
+//! the run's cell in the run's own transaction, with a cool-down between runs.
+
+use super::cells::{self, Cell};
+use super::ledger::{self, Study};
+use super::plan::Plan;
+use super::progress::StudyProgress;
+use crate::error::{Error, Result};
+use crate::results::store::Store;
+use crate::run::{self, RunRequest, WorkloadChoice};
+use crate::workload::{resolve, trace};
+use std::path::PathBuf;
+
+/// How `pocketbench matrix` was asked to run the plan.
+#[derive(Clone, Debug, Default)]
+pub struct MatrixOptions {
+    /// Continue the latest study of this plan in the store instead of starting a new one.
+    pub resume: bool,
+    /// Results store overriding the plan's.
+    pub results: Option<PathBuf>,
+    pub quiet: bool,
+    /// Only list what would run.
+    pub dry_run: bool,
+}
+
+/// What a study invocation did.
+#[derive(Debug, serde::Serialize)]
+pub struct Outcome {
+    pub study: Option<Study>,
+    pub results: PathBuf,
+    pub cells: usize,
+    pub runs_total: usize,
+    /// Runs already stored before this invocation (resume).
+    pub already_done: usize,
+    pub stored: usize,
+    /// Runs that failed (not stored; `--resume` retries them).
+    pub failed: Vec<String>,
+    pub run_ids: Vec<i64>,
+}
+
+/// The results store a plan writes to.
+pub fn results_path(plan: &Plan, opts: &MatrixOptions) -> PathBuf {
+    opts.results
+        .clone()
+        .or_else(|| plan.results.clone())
+        .unwrap_or_else(|| PathBuf::from("pocketbench.db"))
+}
+
+/// Check every cell's request: flags, workload, engine and options. Nothing is measured.
+/// Each request comes with whether its per-operation samples are kept (`--no-samples`).
+pub fn requests(plan: &Plan, cells: &[Cell]) -> Result<Vec<(RunRequest, bool)>> {
+    cells
+        .iter()
+        .map(|cell| {
+            let at = |e: Error| e.context(format!("{}: cell {}", plan.source, cell.name()));
+            let args = super::flags::parse(&cell.args).map_err(|why| at(Error::input(why)))?;
+            let req = crate::commands::run::request(&args).map_err(at)?;
+            check(&req).map_err(at)?;
+            Ok((req, !args.no_samples))
+        })
+        .collect()
+}
+
+fn check(req: &RunRequest) -> Result<()> {
+    let model = match &req.workload {
+        WorkloadChoice::Spec { spec, overrides } => {
+            resolve::resolve(spec, overrides, req.seed)?.info.model
+        }
+        WorkloadChoice::Trace(path) => trace::verify(path)?.0.workload.model,
+    };
+    crate::engine::check(&req.engine, &req.options, &model)
+}
+
+/// Run the plan (or, with `dry_run`, only say what would run).
+pub fn run(plan: &Plan, opts: &MatrixOptions) -> Result<Outcome> {
+    let cells = cells::expand(plan)?;
+    let requests = requests(plan, &cells)?;
+    let plan_id = cells::plan_id(&cells);
+    let schedule = cells::schedule(plan, &cells);
+    let results = results_path(plan, opts);
+    let mut progress = StudyProgress::new(0, opts.quiet);
+    for n in &plan.notices {
+        progress.say(&format!("notice: {n}"));
+    }
+    let mut outcome = Outcome {
+        study: None,
+        results: results.clone(),
+        cells: cells.len(),
+        runs_total: schedule.len(),
+        already_done: 0,
+        stored: 0,
+        failed: Vec::new(),
+        run_ids: Vec::new(),
+    };
+    if opts.dry_run {
+        return Ok(outcome);
+    }
+    let mut store = Store::open(&results)?;
+    let study = match ledger::latest(&store, &plan_id)? {
+        Some(s) if opts.resume => s,
+        found => {
+            if opts.resume {
+                progress.say(&format!(
+                    "--resume: no earlier study of this plan in {}; starting it",
+                    results.display()
+                ));
+            } else if let Some(s) = found {
+                progress.say(&format!(
+                    "note: {} already holds study #{} of this plan ({}); starting a new one (--resume continues it)",
+                    results.display(),
+                    s.id,
+                    s.created_at
+                ));
+            }
+            ledger::create(&store, plan, &plan_id, &cells)?
+        }
+    };
+    let done = ledger::done(&store, study.id)?;
+    let todo: Vec<(usize, u32)> = schedule
+        .iter()
+        .copied()
+        .filter(|(c, r)| !done.contains(&(cells[*c].id.clone(), *r)))
+        .collect();
+    outcome.already_done = schedule.len() - todo.len();
+    progress = StudyProgress::new(todo.len(), opts.quiet);
+    progress.say(&format!(
+        "study '{}' (#{} in {}): {} cells × {} repeats = {} runs; {} stored, {} to run",
+        plan.name,
+        study.id,
+        results.display(),
+        cells.len(),
+        plan.repeats,
+        schedule.len(),
+        outcome.already_done,
+        todo.len()
+    ));
+    outcome.study = Some(study.clone());
+    crate::report::progress::set_quiet(true);
+    for (i, &(c, repeat)) in todo.iter().enumerate() {
+        if i > 0 && plan.cooldown_ns > 0 {
+            std::thread::sleep(std::time::Duration::from_nanos(plan.cooldown_ns));
+        }
+        let cell = &cells[c];
+        let what = format!(
+            "cell {}/{} repeat {}/{}: {}",
+            c + 1,
+            cells.len(),
+            repeat + 1,
+            plan.repeats,
+            cell.name()
+        );
+        progress.start(&what);
+        let (req, keep_samples) = &requests[c];
+        match run_one(req, *keep_samples, &mut store, study.id, cell, repeat) {
+            Ok(id) => {
+                outcome.stored += 1;
+                outcome.run_ids.push(id);
+            }
+            Err(e @ Error::Input(_)) => {
+                progress.finish();
+                return Err(e.context(&what));
+            }
+            Err(e) => {
+                progress.say(&format!(
+                    "failed: {what}: {e} (not stored; --resume retries it)"
+                ));
+                outcome.failed.push(format!("{what}: {e}"));
+            }
+        }
+        progress.finish_one();
+    }
+    progress.finish();
+    Ok(outcome)
+}
+
+/// One run of one cell, stored with its cell row in one transaction; returns the run id.
+fn run_one(
+    req: &RunRequest,
+    keep_samples: bool,
+    store: &mut Store,
+    study: i64,
+    cell: &Cell,
+    repeat: u32,
+) -> Result<i64> {
+    let prepared = run::prepare(req)?;
+    let output = run::execute(req, prepared)?;
+    let summary = crate::results::record_with(&output, store, None, keep_samples, |w| {
+        ledger::record(w, study, cell, repeat)
+    })?;
+    Ok(summary.id)
+}
