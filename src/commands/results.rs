@@ -32,7 +32,7 @@ pub fn main(cmd: &ResultsCommand) -> Result<i32> {
 }
 
 /// Reading commands never create a store.
-fn existing(path: &Path) -> Result<Store> {
+pub fn existing(path: &Path) -> Result<Store> {
     if !path.is_file() {
         return Err(Error::input(format!(
             "--results {}: no results store there",

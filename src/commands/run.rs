@@ -66,7 +66,7 @@ pub fn request(args: &RunArgs) -> Result<RunRequest> {
 }
 
 /// A file we will create later must have an existing directory to go in.
-fn check_writable_parent(path: &std::path::Path, flag: &str) -> Result<()> {
+pub fn check_writable_parent(path: &std::path::Path, flag: &str) -> Result<()> {
     let parent = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -44,8 +44,8 @@ fn est(row: &Row, key: &str) -> Option<Estimate> {
         .and_then(|(_, e)| *e)
 }
 
-fn cell(e: Option<Estimate>, decimals: usize) -> String {
-    e.map_or("-".into(), |e| e.text(decimals))
+fn cell(e: Option<Estimate>) -> String {
+    e.map_or("-".into(), |e| super::units::estimate(&e))
 }
 
 fn cv(e: Option<Estimate>) -> String {
@@ -72,12 +72,16 @@ fn values(r: &Row) -> Vec<String> {
     vec![
         r.configuration.clone(),
         r.runs.len().to_string(),
-        cell(est(r, "p50_us"), 1),
-        cell(est(r, "p95_us"), 1),
-        cell(est(r, "p99_us"), 1),
-        cell(est(r, "throughput_ops_per_s"), 1),
+        cell(est(r, "p50_us")),
+        cell(est(r, "p95_us")),
+        cell(est(r, "p99_us")),
+        cell(est(r, "throughput_ops_per_s")),
         cv(est(r, "p50_us")),
-        format!("{:.1} / {:.1}", r.pooled_us.p50, r.pooled_us.p99),
+        format!(
+            "{} / {}",
+            super::units::sig(r.pooled_us.p50),
+            super::units::sig(r.pooled_us.p99)
+        ),
     ]
 }
 

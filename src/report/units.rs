@@ -20,6 +20,35 @@ pub fn bytes(b: u64) -> String {
     }
 }
 
+/// A number with about three significant digits, without trailing zeros.
+pub fn sig(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || !v.is_finite() {
+        return if v == 0.0 { "0".into() } else { v.to_string() };
+    }
+    if a >= 1e6 {
+        return format!("{}M", trim(format!("{:.2}", v / 1e6)));
+    }
+    let decimals = (2 - a.log10().floor() as i32).clamp(0, 9) as usize;
+    trim(format!("{v:.decimals$}"))
+}
+
+fn trim(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// `mean ± half-width` with significant digits (just the mean when there is no interval).
+pub fn estimate(e: &crate::results::repeats::Estimate) -> String {
+    match e.ci_half {
+        Some(h) => format!("{} ± {}", sig(e.mean), sig(h)),
+        None => sig(e.mean),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -70,6 +70,9 @@ impl Subject for RunRecord {
                 .filter(|(k, _)| k == key)
                 .map(|(_, v)| v.clone()),
         );
+        if key == "governor" && out.is_empty() {
+            out.push(observed_governor(&s.environment));
+        }
         out
     }
 }
@@ -168,6 +171,14 @@ fn load_runs(store: &Store) -> Result<Vec<RunRecord>> {
         });
     }
     Ok(out)
+}
+
+/// The governor a run observed: `observed schedutil`, or `unknown` when it could not be read.
+fn observed_governor(env: &serde_json::Value) -> String {
+    match env.pointer("/governor/value").and_then(|v| v.as_str()) {
+        Some(g) => format!("observed {g}"),
+        None => "unknown".into(),
+    }
 }
 
 /// Labels of a run made with `pocketbench run`: its settings.

@@ -36,6 +36,15 @@ impl LatencyHistogram {
         self.hist.len()
     }
 
+    /// The value (ns) at quantile `q` in 0..=1; 0 when empty.
+    pub fn quantile_ns(&self, q: f64) -> u64 {
+        if self.hist.is_empty() {
+            0
+        } else {
+            self.hist.value_at_quantile(q.clamp(0.0, 1.0))
+        }
+    }
+
     pub fn add(&mut self, other: &LatencyHistogram) {
         let _ = self.hist.add(&other.hist);
         self.sum_ns += other.sum_ns;

@@ -1,0 +1,41 @@
+//! The study report: its figures (each an SVG document with a title, a "how to read" text and
+//! an optional note), and the single self-contained HTML page that holds them with the
+//! summary and environment tables — no scripts, no network, nothing external.
+//!
+//! * [`svg`] — the chart kit; [`scatter`], [`bars`], [`lines`], [`grid`] — the figures
+//! * [`page`] — the HTML page and its tables
+
+pub mod bars;
+pub mod grid;
+pub mod lines;
+pub mod page;
+pub mod scatter;
+pub mod svg;
+
+use crate::error::Result;
+use crate::results::dataset::Dataset;
+use crate::results::store::Store;
+
+/// One figure of the report.
+pub struct Figure {
+    /// File stem and element id: `latency-cdf`.
+    pub id: &'static str,
+    pub title: String,
+    pub how_to_read: String,
+    /// Something the reader must know (an omitted axis, a cut-off panel list).
+    pub note: Option<String>,
+    /// A standalone SVG document.
+    pub svg: String,
+}
+
+/// Every figure, in report order.
+pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>> {
+    Ok(vec![
+        scatter::latency_energy(data, level),
+        bars::time_split(data, level),
+        lines::timeline(data, store)?,
+        lines::cdf(data),
+        grid::decision_grid(data, level),
+        bars::io_counts(data, level),
+    ])
+}

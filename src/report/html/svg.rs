@@ -1,0 +1,295 @@
+//! A small SVG chart kit: a canvas, linear and logarithmic scales with readable ticks, axes
+//! with titles and units, legends, a colour palette and text escaping. Every chart of the
+//! report is drawn with it; the output is standalone SVG that browsers and resvg both read.
+
+use std::fmt::Write as _;
+
+/// Colour-blind-friendly categorical palette (Tableau 10).
+pub const PALETTE: [&str; 10] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac",
+];
+
+pub fn color(i: usize) -> &'static str {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Escape text for SVG/HTML content and attributes.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub use crate::report::units::sig as num;
+
+/// An SVG document being drawn.
+pub struct Svg {
+    pub width: f64,
+    pub height: f64,
+    body: String,
+    /// Data points drawn (recorded on the root element as `data-points`).
+    pub points: usize,
+}
+
+impl Svg {
+    pub fn new(width: f64, height: f64) -> Svg {
+        Svg {
+            width,
+            height,
+            body: String::new(),
+            points: 0,
+        }
+    }
+
+    /// Append raw SVG markup.
+    pub fn raw(&mut self, markup: &str) {
+        self.body.push_str(markup);
+        self.body.push('\n');
+    }
+
+    pub fn text(&mut self, x: f64, y: f64, anchor: &str, extra: &str, content: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}" {extra}>{}</text>"#,
+            esc(content)
+        );
+    }
+
+    pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, style: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" {style}/>"#
+        );
+    }
+
+    /// A rectangle with a hover title.
+    pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, title: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{fill}"><title>{}</title></rect>"#,
+            w.max(0.0),
+            h.max(0.0),
+            esc(title)
+        );
+    }
+
+    pub fn circle(&mut self, x: f64, y: f64, r: f64, fill: &str, title: Option<&str>) {
+        self.points += 1;
+        match title {
+            Some(t) => {
+                let _ = writeln!(
+                    self.body,
+                    r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}"><title>{}</title></circle>"#,
+                    esc(t)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    self.body,
+                    r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}"/>"#
+                );
+            }
+        }
+    }
+
+    /// A polyline through `pts`.
+    pub fn path(&mut self, pts: &[(f64, f64)], stroke: &str) {
+        if pts.is_empty() {
+            return;
+        }
+        self.points += pts.len();
+        let mut d = String::new();
+        for (i, (x, y)) in pts.iter().enumerate() {
+            let _ = write!(d, "{}{x:.1},{y:.1} ", if i == 0 { "M" } else { "L" });
+        }
+        let _ = writeln!(
+            self.body,
+            r#"<path d="{}" fill="none" stroke="{stroke}" stroke-width="1.6"/>"#,
+            d.trim_end()
+        );
+    }
+
+    /// A legend of (colour, label) entries in rows starting at (x, y).
+    pub fn legend(&mut self, x: f64, y: f64, entries: &[(String, String)]) {
+        let mut cx = x;
+        let mut cy = y;
+        for (fill, label) in entries {
+            let w = 18.0 + 6.2 * label.chars().count() as f64;
+            if cx + w > self.width - 10.0 && cx > x {
+                cx = x;
+                cy += 16.0;
+            }
+            self.rect(cx, cy - 9.0, 10.0, 10.0, fill, label);
+            self.text(cx + 14.0, cy, "start", "", label);
+            cx += w + 10.0;
+        }
+    }
+
+    /// The finished document; `id` and the point count go on the root element.
+    pub fn finish(self, id: &str, title: &str) -> String {
+        format!(
+            r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{id}" data-points="{}" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Arial, Helvetica, sans-serif" font-size="11" role="img" aria-label="{t}">
+<title>{t}</title>
+<rect width="{w}" height="{h}" fill="#ffffff"/>
+{}</svg>"##,
+            self.points,
+            self.body,
+            w = self.width,
+            h = self.height,
+            t = esc(title)
+        )
+    }
+}
+
+/// A mapping from data to pixels along one axis.
+#[derive(Clone, Copy, Debug)]
+pub struct Scale {
+    pub lo: f64,
+    pub hi: f64,
+    pub px_lo: f64,
+    pub px_hi: f64,
+    pub log: bool,
+}
+
+impl Scale {
+    /// A scale covering `values` (with a margin), logarithmic when asked and possible.
+    pub fn fit(values: impl Iterator<Item = f64>, px_lo: f64, px_hi: f64, log: bool) -> Scale {
+        let v: Vec<f64> = values
+            .filter(|x| x.is_finite() && (!log || *x > 0.0))
+            .collect();
+        let (mut lo, mut hi) = v
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
+        if v.is_empty() {
+            (lo, hi) = if log { (1.0, 10.0) } else { (0.0, 1.0) };
+        }
+        if log {
+            lo = 10f64.powf(lo.log10().floor());
+            hi = 10f64.powf(hi.log10().ceil().max(lo.log10() + 1.0));
+        } else {
+            lo = lo.min(0.0);
+            if hi <= lo {
+                hi = lo + 1.0;
+            }
+            let step = nice_step((hi - lo) / 5.0);
+            hi = (hi / step).ceil() * step;
+            lo = (lo / step).floor() * step;
+        }
+        Scale {
+            lo,
+            hi,
+            px_lo,
+            px_hi,
+            log,
+        }
+    }
+
+    pub fn map(&self, v: f64) -> f64 {
+        let t = if self.log {
+            let v = v.max(self.lo * 1e-3);
+            (v.log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        };
+        self.px_lo + t * (self.px_hi - self.px_lo)
+    }
+
+    pub fn ticks(&self) -> Vec<(f64, String)> {
+        if self.log {
+            let mut out = Vec::new();
+            let mut p = self.lo;
+            while p <= self.hi * 1.0001 {
+                out.push((p, num(p)));
+                p *= 10.0;
+            }
+            return out;
+        }
+        let step = nice_step((self.hi - self.lo) / 5.0);
+        let mut out = Vec::new();
+        let mut v = self.lo;
+        while v <= self.hi + step * 1e-6 {
+            out.push((v, num(v)));
+            v += step;
+        }
+        out
+    }
+}
+
+/// 1, 2 or 5 × 10^k at or above `raw`.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw > 0.0) {
+        return 1.0;
+    }
+    let p = 10f64.powf(raw.log10().floor());
+    let f = raw / p;
+    p * if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    }
+}
+
+/// Draw grid lines, ticks and axis titles for a plot area.
+pub fn axes(svg: &mut Svg, x: &Scale, y: &Scale, x_title: &str, y_title: &str) {
+    let grid = r##"stroke="#e5e5e5" stroke-width="1""##;
+    let axis = r##"stroke="#333333" stroke-width="1""##;
+    for (v, label) in y.ticks() {
+        let py = y.map(v);
+        svg.line(x.px_lo, py, x.px_hi, py, grid);
+        svg.text(x.px_lo - 6.0, py + 4.0, "end", "", &label);
+    }
+    for (v, label) in x.ticks() {
+        let px = x.map(v);
+        svg.line(px, y.px_lo, px, y.px_hi, grid);
+        svg.text(px, y.px_lo + 15.0, "middle", "", &label);
+    }
+    svg.line(x.px_lo, y.px_lo, x.px_hi, y.px_lo, axis);
+    svg.line(x.px_lo, y.px_lo, x.px_lo, y.px_hi, axis);
+    svg.text(
+        (x.px_lo + x.px_hi) / 2.0,
+        y.px_lo + 32.0,
+        "middle",
+        r#"font-weight="bold""#,
+        x_title,
+    );
+    let cy = (y.px_lo + y.px_hi) / 2.0;
+    let cx = x.px_lo - 48.0;
+    svg.text(
+        cx,
+        cy,
+        "middle",
+        &format!(r#"font-weight="bold" transform="rotate(-90 {cx:.1} {cy:.1})""#),
+        y_title,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales_and_ticks_are_readable() {
+        let s = Scale::fit([3.0, 87.0].into_iter(), 0.0, 100.0, false);
+        assert_eq!((s.lo, s.hi), (0.0, 100.0));
+        let labels: Vec<String> = s.ticks().into_iter().map(|t| t.1).collect();
+        assert_eq!(labels, ["0", "20", "40", "60", "80", "100"]);
+        let l = Scale::fit([3.0, 870.0].into_iter(), 0.0, 300.0, true);
+        assert_eq!((l.lo, l.hi), (1.0, 1000.0));
+        assert!((l.map(10.0) - 100.0).abs() < 1e-9);
+        assert_eq!(l.ticks().len(), 4);
+        assert_eq!(esc("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+        assert_eq!(num(1234.0), "1234");
+        assert_eq!(num(0.01234), "0.0123");
+        assert_eq!(num(0.0002), "0.0002");
+        assert_eq!(num(2.5e6), "2.5M");
+        assert_eq!(num(12.25), "12.3");
+    }
+}

@@ -1,0 +1,302 @@
+//! `pocketbench matrix`, `compare` and `report` through the real binary: a 2 × 2 × 2 plan with
+//! 3 repeats runs to completion; the same plan killed with SIGKILL half-way resumes to exactly
+//! the full set; bad input exits 2 and writes nothing; reports come out in every format.
+
+mod common;
+
+use common::{bin, count, plan_file, study_store};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[test]
+fn plan_runs_to_completion_with_statistics() {
+    let (dir, store) = study_store();
+    assert_eq!(count(&store, "SELECT count(*) FROM runs"), 24);
+    assert_eq!(count(&store, "SELECT count(*) FROM matrix_cells"), 24);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(DISTINCT cell_id || ':' || repeat) FROM matrix_cells"
+        ),
+        24
+    );
+    assert_eq!(
+        count(&store, "SELECT count(DISTINCT cell_id) FROM matrix_cells"),
+        8
+    );
+    let log = std::fs::read_to_string(dir.join("full.out")).unwrap();
+    assert!(log.contains("configuration"), "{log}");
+    assert!(log.contains("24 of 24 in all"), "{log}");
+}
+
+#[test]
+fn killed_half_way_then_resumed_to_exactly_the_full_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_file(dir.path());
+    let store = dir.path().join("killed.db");
+    let mut child = Command::new(bin())
+        .args([
+            "matrix",
+            plan.to_str().unwrap(),
+            "--results",
+            store.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until some runs are stored, then kill -9 (a run is usually in flight).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        std::thread::sleep(Duration::from_millis(15));
+        if store.exists() && count(&store, "SELECT count(*) FROM matrix_cells") >= 10 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the study never got going");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before it was killed"
+        );
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = count(&store, "SELECT count(*) FROM matrix_cells");
+    assert!(before >= 10 && before < 24, "{before}");
+    // Nothing half-written: every stored run has its cell row, and vice versa.
+    assert_eq!(count(&store, "SELECT count(*) FROM runs"), before);
+
+    let out = Command::new(bin())
+        .args([
+            "matrix",
+            plan.to_str().unwrap(),
+            "--results",
+            store.to_str().unwrap(),
+            "--resume",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{before} stored, {} to run", 24 - before)),
+        "{stderr}"
+    );
+    assert!(stdout.contains("24 of 24 in all"), "{stdout}");
+    assert_eq!(count(&store, "SELECT count(*) FROM runs"), 24);
+    assert_eq!(count(&store, "SELECT count(*) FROM studies"), 1);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(DISTINCT cell_id || ':' || repeat) FROM matrix_cells"
+        ),
+        24
+    );
+    // Every stored sample belongs to a stored run.
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM op_samples WHERE run_id NOT IN (SELECT id FROM runs)"
+        ),
+        0
+    );
+    // Resuming a finished study runs nothing.
+    let again = Command::new(bin())
+        .args([
+            "matrix",
+            plan.to_str().unwrap(),
+            "--results",
+            store.to_str().unwrap(),
+            "--resume",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stderr).contains("24 stored, 0 to run"));
+    assert_eq!(count(&store, "SELECT count(*) FROM runs"), 24);
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("never.db");
+    let cases = [
+        ("[axes\nworkload = 1", "bad.toml:1:"),
+        (
+            "[axes]\ncolour = [\"red\"]",
+            "bad.toml: axes.colour[1]: unknown axis 'colour'",
+        ),
+        (
+            "[axes]\nworkload = [\"ycsb-a\", \"no-such-workload\"]",
+            "cell workload=no-such-workload",
+        ),
+        (
+            "[axes]\nengine = [\"sqlite\", \"nope\"]",
+            "unknown engine 'nope'",
+        ),
+        ("[axes]\ndelay = [\"sometimes\"]", "--delay"),
+        (
+            "repeats = \"three\"\n[axes]\nops = [5]",
+            "bad.toml: repeats:",
+        ),
+    ];
+    for (text, expected) in cases {
+        let plan = dir.path().join("bad.toml");
+        std::fs::write(&plan, text).unwrap();
+        let out = Command::new(bin())
+            .current_dir(dir.path())
+            .args(["matrix", "bad.toml", "--results", store.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {stderr}");
+        assert!(stderr.contains(expected), "{text}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(!store.exists(), "{text} created the results store");
+    }
+    let missing = Command::new(bin())
+        .args(["matrix", "/no/such/plan.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/plan.toml"));
+}
+
+#[test]
+fn built_in_plans_collapse_the_governor_axis_honestly() {
+    let out = Command::new(bin())
+        .args(["matrix", "--plan", "pocketdata", "--dry-run"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("governor"), "{stdout}");
+    assert!(stdout.contains("× 3 repeats"), "{stdout}");
+    assert!(stdout.contains("--records 500 --ops 1800"), "{stdout}");
+    if stdout.contains("notice: governor axis collapsed") {
+        assert!(stdout.contains("governor=observed"), "{stdout}");
+        assert!(stdout.contains("8 cells × 3 repeats = 24 runs"), "{stdout}");
+    }
+    let md = Command::new(bin())
+        .args(["matrix", "--plan", "mdperf", "--dry-run", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&md.stdout).unwrap();
+    assert_eq!(v["repeats"], 3);
+    let bad = Command::new(bin())
+        .args(["matrix", "--plan", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn compare_reports_significance_and_size() {
+    let (_, store) = study_store();
+    let out = Command::new(bin())
+        .args([
+            "compare",
+            "engine=null,workload=ycsb-a,delay=zero",
+            "engine=sqlite,workload=ycsb-a,delay=zero",
+            "--results",
+            store.to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["a"]["runs"].as_array().unwrap().len(), 3);
+    let p50 = v["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "p50_us")
+        .unwrap();
+    // SQLite's point operations take far longer than the null engine's.
+    assert!(p50["comparison"]["ratio"].as_f64().unwrap() > 2.0, "{p50}");
+    assert!(p50["verdict"].as_str().unwrap().contains("higher (worse)"));
+    let text = Command::new(bin())
+        .args([
+            "compare",
+            "engine=null",
+            "engine=sqlite",
+            "--results",
+            store.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&text.stdout);
+    assert!(t.contains("B/A") && t.contains("Welch"), "{t}");
+    let bad = Command::new(bin())
+        .args([
+            "compare",
+            "engine=null",
+            "nonsense",
+            "--results",
+            store.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn report_writes_every_format_and_refuses_bad_input() {
+    let (_, store) = study_store();
+    let out_dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(bin())
+            .args(["report", "--results", store.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let figs = out_dir.path().join("figs");
+    let o = run(&["--format", "svg", "-o", figs.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svgs: Vec<_> = std::fs::read_dir(&figs).unwrap().collect();
+    assert_eq!(svgs.len(), 6);
+    let cdf = std::fs::read_to_string(figs.join("latency-cdf.svg")).unwrap();
+    assert!(cdf.starts_with("<svg") && cdf.contains("data-points"));
+    let md = out_dir.path().join("s.md");
+    assert!(run(&["--format", "md", "-o", md.to_str().unwrap()])
+        .status
+        .success());
+    let md = std::fs::read_to_string(md).unwrap();
+    assert_eq!(
+        md.lines().filter(|l| l.starts_with("| workload=")).count(),
+        8
+    );
+    let csv = out_dir.path().join("s.csv");
+    assert!(run(&[
+        "--format",
+        "csv",
+        "--filter",
+        "engine=sqlite",
+        "-o",
+        csv.to_str().unwrap()
+    ])
+    .status
+    .success());
+    assert_eq!(std::fs::read_to_string(csv).unwrap().lines().count(), 5);
+    for (args, expected) in [
+        (vec!["--filter", "colour=red"], "unknown key 'colour'"),
+        (vec!["--filter", "engine"], "not key=value"),
+        (vec!["--filter", "engine=rocksdb"], "no runs match"),
+        (vec!["-o", "/no/such/dir/r.html"], "-o /no/such/dir/r.html"),
+        (vec!["--format", "gif"], "--format gif"),
+    ] {
+        let o = run(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
