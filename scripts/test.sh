@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 say() { printf '\n== %s\n' "$*"; }
 
 # System packages the full build and test suite use (none are needed by the default build).
-APT_PACKAGES=(pkg-config)
+APT_PACKAGES=(pkg-config chromium fonts-dejavu-core)
 
 install_apt_packages() {
     local missing=()
