@@ -65,8 +65,8 @@ pub fn decision_grid(data: &Dataset, level: f64) -> Figure {
     let cw = 96.0;
     let rh = 22.0;
     let panel_h = 40.0 + rh * rows.len() as f64 + 14.0;
-    let w = (left + cw * cols.len() as f64 + 20.0).max(520.0);
-    let h = panel_h * metrics.len() as f64 + 40.0;
+    let w = (left + cw * cols.len() as f64 + 20.0).max(760.0);
+    let h = panel_h * metrics.len() as f64 + 34.0;
     let mut svg = Svg::new(w, h);
     for (k, m) in metrics.iter().enumerate() {
         let oy = panel_h * k as f64;
