@@ -92,6 +92,7 @@ impl Dataset {
         filter.check_keys(&keys)?;
         let runs: Vec<RunRecord> = all.into_iter().filter(|r| filter.matches(r)).collect();
         let mut groups = group(&runs);
+        fill_labels(&mut groups, &runs);
         for g in &mut groups {
             for &i in &g.runs {
                 pool(store, runs[i].id, &mut g.pooled)?;
@@ -234,6 +235,29 @@ fn group(runs: &[RunRecord]) -> Vec<Group> {
             g
         })
         .collect()
+}
+
+/// A label some groups have and others lack (an `include`d cell's extra flag) is filled in
+/// from the runs' own settings where they record it (e.g. `engine=sqlite`).
+fn fill_labels(groups: &mut [Group], runs: &[RunRecord]) {
+    let mut keys: Vec<String> = Vec::new();
+    for g in groups.iter() {
+        for (k, _) in &g.labels {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    for g in groups.iter_mut() {
+        for k in &keys {
+            if g.labels.iter().any(|(key, _)| key == k) {
+                continue;
+            }
+            if let Some(v) = runs[g.runs[0]].values(k).into_iter().next() {
+                g.labels.push((k.clone(), v));
+            }
+        }
+    }
 }
 
 /// Name each group by the labels that differ between groups.

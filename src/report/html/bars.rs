@@ -104,7 +104,7 @@ fn draw(id: &str, x_title: &str, rows: &[Row], names: &[&str], stacked: bool) ->
     );
     for (i, r) in rows.iter().enumerate() {
         let y0 = top + per * i as f64;
-        svg.text(left - 8.0, y0 + per / 2.0 + 4.0, "end", "", &r.name);
+        svg.label(left - 8.0, y0 + per / 2.0 + 4.0, "end", &r.name);
         let mut acc = 0.0;
         for (j, v) in r.segments.iter().enumerate() {
             let title = format!("{}: {} {}", r.name, names[j], num(*v));

@@ -76,13 +76,8 @@ pub fn decision_grid(data: &Dataset, level: f64) -> Figure {
             svg.text(left + cw * (c as f64 + 0.5), oy + 34.0, "middle", "", name);
         }
         for (r, name) in rows.iter().enumerate() {
-            svg.text(
-                left - 8.0,
-                oy + 40.0 + rh * (r as f64 + 0.5) + 4.0,
-                "end",
-                "",
-                name,
-            );
+            let y = oy + 40.0 + rh * (r as f64 + 0.5) + 4.0;
+            svg.label(left - 8.0, y, "end", name);
         }
         let values: Vec<(usize, usize, f64)> = cells
             .iter()

@@ -60,15 +60,16 @@ pub fn timeline(data: &Dataset, store: &Store) -> Result<Figure> {
             "latency (µs)",
         );
         let title = match run {
-            Some(id) => format!("{} (run {id})", g.name),
+            Some(id) => format!("run {id}: {}", g.name),
             None => g.name.clone(),
         };
+        let shown = super::svg::clip(&title, 60);
         svg.text(
-            ox + 60.0,
+            ox + 10.0,
             oy + 14.0,
             "start",
             r#"font-weight="bold""#,
-            &title,
+            &shown,
         );
         for p in pts {
             svg.circle(x.map(p.0 * k_t), y.map(p.1), 1.6, color(k), None);

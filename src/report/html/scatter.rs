@@ -174,7 +174,7 @@ fn dots(points: &[Point], legend: &[(String, String)], pct: &str) -> String {
     );
     for (i, p) in points.iter().enumerate() {
         let py = top + row * (i as f64 + 0.5);
-        svg.text(left - 8.0, py + 4.0, "end", "", &p.name);
+        svg.label(left - 8.0, py + 4.0, "end", &p.name);
         let bar = format!(r#"stroke="{}" stroke-width="2""#, p.color);
         let lo = (p.lat.0 - p.lat.1).max(x.lo);
         svg.line(x.map(lo), py, x.map(p.lat.0 + p.lat.1), py, &bar);
@@ -190,6 +190,9 @@ fn dots(points: &[Point], legend: &[(String, String)], pct: &str) -> String {
 
 /// Pixels for the longest label (capped).
 pub fn label_width<'a>(names: impl Iterator<Item = &'a str>) -> f64 {
-    let longest = names.map(|n| n.chars().count()).max().unwrap_or(10);
-    (longest as f64 * 6.3 + 16.0).clamp(80.0, 420.0)
+    let longest = names
+        .map(|n| n.chars().count().min(super::svg::LABEL_CHARS))
+        .max()
+        .unwrap_or(10);
+    (longest as f64 * 6.5 + 16.0).clamp(80.0, 480.0)
 }

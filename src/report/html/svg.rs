@@ -24,6 +24,19 @@ pub fn esc(s: &str) -> String {
 
 pub use crate::report::units::sig as num;
 
+/// `text` cut to at most `max` characters, ending in `…` when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Longest row label drawn beside a chart, in characters.
+pub const LABEL_CHARS: usize = 70;
+
 /// An SVG document being drawn.
 pub struct Svg {
     pub width: f64,
@@ -54,6 +67,17 @@ impl Svg {
             self.body,
             r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}" {extra}>{}</text>"#,
             esc(content)
+        );
+    }
+
+    /// A row label, clipped to [`LABEL_CHARS`] (the full text shows on hover).
+    pub fn label(&mut self, x: f64, y: f64, anchor: &str, content: &str) {
+        let shown = clip(content, LABEL_CHARS);
+        let _ = writeln!(
+            self.body,
+            r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}"><title>{}</title>{}</text>"#,
+            esc(content),
+            esc(&shown)
         );
     }
 
@@ -111,7 +135,7 @@ impl Svg {
         );
     }
 
-    /// A legend of (colour, label) entries in rows starting at (x, y).
+    /// A legend of (colour, label) entries in rows starting at (x, y); the canvas grows to fit.
     pub fn legend(&mut self, x: f64, y: f64, entries: &[(String, String)]) {
         let mut cx = x;
         let mut cy = y;
@@ -125,6 +149,8 @@ impl Svg {
             self.text(cx + 14.0, cy, "start", "", label);
             cx += w + 10.0;
         }
+        // Grow the canvas when the legend wrapped past the bottom.
+        self.height = self.height.max(cy + 10.0);
     }
 
     /// The finished document; `id` and the point count go on the root element.
