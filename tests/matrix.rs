@@ -300,3 +300,63 @@ fn report_writes_every_format_and_refuses_bad_input() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn runs_made_one_by_one_group_by_settings_and_compare_across_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = |name: &str| dir.path().join(name);
+    for (db, engine) in [
+        ("a.db", "null"),
+        ("a.db", "null"),
+        ("b.db", "sqlite"),
+        ("b.db", "sqlite"),
+    ] {
+        let out = Command::new(bin())
+            .args([
+                "run",
+                "--quiet",
+                "--engine",
+                engine,
+                "--records",
+                "10",
+                "--ops",
+                "20",
+            ])
+            .args(["--delay", "zero", "--no-overhead", "--results"])
+            .arg(store(db))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = Command::new(bin())
+        .arg("compare")
+        .arg(store("a.db"))
+        .arg(store("b.db"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["a"]["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(v["b"]["runs"].as_array().unwrap().len(), 2);
+    let md = store("a.md");
+    let o = Command::new(bin())
+        .args(["report", "--format", "md", "--results"])
+        .arg(store("a.db"))
+        .arg("-o")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(md).unwrap();
+    // Two runs with the same settings are two repeats of one configuration.
+    assert!(text.contains("| all runs | 2 |"), "{text}");
+}

@@ -1,13 +1,14 @@
 //! Selecting runs: `key=value[,key=value...]`, every term must hold, a value may list
 //! alternatives with `|` and end in `*` to match a prefix. Keys: `run` (ids, `3` or `3-7`),
 //! `study` (id or name), `cell` and `repeat` (1-based, within a study), `workload`,
-//! `engine`, `delay`, `pacing`, and every axis label of the stored studies.
+//! `engine`, `delay`, `pacing`, `governor` (a label, else the governor the run observed), and
+//! every axis label of the stored studies.
 
 use crate::error::{Error, Result};
 
 /// Keys every run has, matrix or not.
 pub const RUN_KEYS: &[&str] = &[
-    "run", "study", "cell", "repeat", "workload", "engine", "delay", "pacing",
+    "run", "study", "cell", "repeat", "workload", "engine", "delay", "pacing", "governor",
 ];
 
 #[derive(Clone, Debug, Default, PartialEq)]
