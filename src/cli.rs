@@ -100,7 +100,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub warm: bool,
     /// Also drop the whole page cache before the replay (needs root).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "warm")]
     pub drop_caches: bool,
     /// Keep the database in this directory instead of a temporary one.
     #[arg(long)]
