@@ -48,11 +48,10 @@ cargo clippy --all-targets --locked -- -D warnings
 say "unit and integration tests"
 cargo test --locked
 
-say "release build and the default run"
-cargo build --release --locked
+say "release build and a short run of the main job"
 results_dir=$(mktemp -d)
 trap 'rm -rf "$results_dir"' EXIT
-./target/release/pocketbench run --quiet --results "$results_dir/smoke.db" --ops 200
-./target/release/pocketbench results list --results "$results_dir/smoke.db"
+cargo run --release --locked --quiet -- run --quiet --results "$results_dir/smoke.db" --ops 200
+cargo run --release --locked --quiet -- results list --results "$results_dir/smoke.db"
 
 say "all checks passed"

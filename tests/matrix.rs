@@ -2,11 +2,11 @@
 //! 3 repeats runs to completion; the same plan killed with SIGKILL half-way resumes to exactly
 //! the full set; bad input exits 2 and writes nothing; reports come out in every format.
 
-mod common;
+mod study_common;
 
-use common::{bin, count, plan_file, study_store};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use study_common::{bin, count, plan_file, study_store};
 
 #[test]
 fn plan_runs_to_completion_with_statistics() {

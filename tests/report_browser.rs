@@ -3,11 +3,11 @@
 //! network, and a screenshot is taken (kept as `report-screenshot.png` in Cargo's
 //! CARGO_TARGET_TMPDIR for a person to look at).
 
-mod common;
+mod study_common;
 
-use common::{bin, study_store};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use study_common::{bin, study_store};
 
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("POCKETBENCH_CHROMIUM") {

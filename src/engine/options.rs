@@ -12,6 +12,8 @@ pub enum OptionKind {
     OneOf(&'static [&'static str]),
     /// A signed integer within bounds.
     Integer { min: i64, max: i64 },
+    /// A power of two within bounds (page sizes).
+    PowerOfTwo { min: i64, max: i64 },
 }
 
 /// One option an engine accepts.
@@ -38,6 +40,12 @@ impl OptionSpec {
                 Ok(v) if (min..=max).contains(&v) => Ok(v.to_string()),
                 Ok(_) => Err(bad(format!("must be between {min} and {max}"))),
                 Err(_) => Err(bad("expected an integer".into())),
+            },
+            OptionKind::PowerOfTwo { min, max } => match value.parse::<i64>() {
+                Ok(v) if (min..=max).contains(&v) && v.count_ones() == 1 => Ok(v.to_string()),
+                _ => Err(bad(format!(
+                    "must be a power of two between {min} and {max}"
+                ))),
             },
         }
     }
@@ -102,6 +110,15 @@ mod tests {
             help: "",
             kind: OptionKind::Integer { min: 0, max: 10 },
         },
+        OptionSpec {
+            name: "p",
+            default: "1024",
+            help: "",
+            kind: OptionKind::PowerOfTwo {
+                min: 512,
+                max: 4096,
+            },
+        },
     ];
 
     fn raw(k: &str, v: &str) -> Vec<(String, String)> {
@@ -120,6 +137,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("between 0 and 10"), "{e}");
+        let e = EngineOptions::validate("x", SPECS, &raw("p", "1000"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("power of two"), "{e}");
+        assert!(EngineOptions::validate("x", SPECS, &raw("p", "1024")).is_ok());
         assert!(parse_pair("novalue").is_err());
         assert_eq!(parse_pair("a=b").unwrap(), ("a".into(), "b".into()));
     }

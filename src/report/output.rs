@@ -1,13 +1,15 @@
 //! Writing a report in the asked format: one HTML file, one PNG or SVG file per figure in a
-//! directory, or the summary table as Markdown or CSV. Files are written under a temporary
-//! name and renamed when complete, so an interrupted report never leaves half a file.
+//! directory, or the summary table as Markdown or CSV. Files appear whole or not at all
+//! (`platform::atomic_file`), so an interrupted report never leaves half a file.
 
 use super::html::{self, page::PageInfo};
 use super::{raster, summary_table};
 use crate::error::{Error, Result, ResultExt};
+use crate::platform::atomic_file::AtomicFile;
 use crate::results::dataset::Dataset;
 use crate::results::filter::Filter;
 use crate::results::store::Store;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,13 +139,10 @@ pub fn write(req: &Request<'_>) -> Result<Written> {
     Ok(written)
 }
 
-/// Write `bytes` to `path` via a temporary file in the same directory and a rename.
+/// Write `bytes` to `path` whole or not at all.
 fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let temp = path.with_file_name(format!(".{name}.partial"));
-    std::fs::write(&temp, bytes).input_err(format!("-o {}", path.display()))?;
-    std::fs::rename(&temp, path).run_err(format!("-o {}", path.display()))
+    let what = format!("-o {}", path.display());
+    let mut file = AtomicFile::create(path).input_err(&what)?;
+    file.writer().write_all(bytes).run_err(&what)?;
+    file.commit().run_err(&what)
 }

@@ -1,0 +1,73 @@
+//! Helpers shared by the study integration tests (matrix, report): the binary, a tiny plan, a
+//! study store made once per test binary, and counting rows in a results store.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_pocketbench")
+}
+
+/// 2 workloads × 2 delays × 2 engines × 3 repeats = 24 small runs.
+pub const PLAN: &str = r#"
+name = "tiny"
+repeats = 3
+order = "random"
+seed = 7
+[run]
+records = 20
+ops = 30
+no-overhead = true
+[axes]
+workload = ["ycsb-a", "ycsb-c"]
+delay = ["zero", "fixed:200us"]
+engine = ["null", "sqlite"]
+"#;
+
+pub fn plan_file(dir: &Path) -> PathBuf {
+    let path = dir.join("tiny.toml");
+    std::fs::write(&path, PLAN).unwrap();
+    path
+}
+
+/// A store holding the whole tiny study, made once (directory, store path).
+pub fn study_store() -> (PathBuf, PathBuf) {
+    static STORE: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    STORE
+        .get_or_init(|| {
+            let dir = Box::leak(Box::new(tempfile::tempdir().unwrap()))
+                .path()
+                .to_path_buf();
+            let plan = plan_file(&dir);
+            let store = dir.join("study.db");
+            let out = Command::new(bin())
+                .args([
+                    "matrix",
+                    plan.to_str().unwrap(),
+                    "--results",
+                    store.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::fs::write(dir.join("full.out"), &out.stdout).unwrap();
+            (dir, store)
+        })
+        .clone()
+}
+
+/// The single integer `sql` returns from the store.
+pub fn count(store: &Path, sql: &str) -> i64 {
+    let conn =
+        rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap_or(0)
+}
