@@ -8,11 +8,18 @@ use pocketbench::{commands, platform, run};
 fn main() {
     platform::clock::mark_process_start();
     let cli = Cli::parse();
+    if let Err(e) = commands::platform::set_sysfs_root(cli.sysfs_root.as_deref()) {
+        eprintln!("pocketbench: error: {e}");
+        std::process::exit(e.exit_code());
+    }
     let outcome = match &cli.command {
         Command::Run(args) => commands::run::main(args),
         Command::Trace(cmd) => commands::trace::main(cmd),
         Command::Results(cmd) => commands::results::main(cmd),
         Command::Engines(args) => commands::engines::main(args),
+        Command::Doctor(args) => commands::doctor::main(args),
+        Command::Diagnose(args) => commands::diagnose::main(args),
+        Command::Energy(cmd) => commands::energy::main(cmd),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
     };
     match outcome {

@@ -1,7 +1,11 @@
 //! One handler per command: turn parsed arguments into work and print the outcome (text or
 //! JSON). Handlers hold no measurement logic of their own.
 
+pub mod diagnose;
+pub mod doctor;
+pub mod energy;
 pub mod engines;
+pub mod platform;
 pub mod results;
 pub mod run;
 pub mod trace;

@@ -23,7 +23,11 @@ pub enum Load {
     Cpu { threads: u32, duty: f64 },
     /// `threads` workers doing 4 KiB random writes (fdatasync every 16) or reads (cache
     /// dropped every 256) on a 16 MiB file, at most `rate` bytes/s each.
-    Io { threads: u32, write: bool, rate: Option<u64> },
+    Io {
+        threads: u32,
+        write: bool,
+        rate: Option<u64>,
+    },
 }
 
 const PERIOD_NS: u64 = 100_000_000;
@@ -38,27 +42,42 @@ pub fn parse(text: &str) -> Result<Vec<Load>, String> {
         let threads = |i: usize| -> Result<u32, String> {
             fields
                 .get(i)
-                .map_or(Ok(1), |v| v.parse().ok().filter(|&n| n > 0 && n <= 1024).ok_or(()))
+                .map_or(Ok(1), |v| {
+                    v.parse().ok().filter(|&n| n > 0 && n <= 1024).ok_or(())
+                })
                 .map_err(|_| format!("`{part}`: thread count must be 1..1024"))
         };
         match fields[0] {
             "mixed" if fields.len() == 1 => {
-                out.push(Load::Cpu { threads: 1, duty: 0.4 });
-                out.push(Load::Io { threads: 1, write: true, rate: Some(2_000_000) });
+                out.push(Load::Cpu {
+                    threads: 1,
+                    duty: 0.4,
+                });
+                out.push(Load::Io {
+                    threads: 1,
+                    write: true,
+                    rate: Some(2_000_000),
+                });
             }
             "cpu" if fields.len() <= 3 => {
                 let duty = match fields.get(2) {
                     None => 1.0,
-                    Some(d) => d
-                        .strip_suffix('%')
-                        .unwrap_or(d)
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|v| *v > 0.0 && *v <= 100.0)
-                        .ok_or_else(|| format!("`{part}`: duty must be a percentage in (0, 100]"))?
-                        / 100.0,
+                    Some(d) => {
+                        d.strip_suffix('%')
+                            .unwrap_or(d)
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|v| *v > 0.0 && *v <= 100.0)
+                            .ok_or_else(|| {
+                                format!("`{part}`: duty must be a percentage in (0, 100]")
+                            })?
+                            / 100.0
+                    }
                 };
-                out.push(Load::Cpu { threads: threads(1)?, duty });
+                out.push(Load::Cpu {
+                    threads: threads(1)?,
+                    duty,
+                });
             }
             "io" if fields.len() <= 4 => {
                 let mut write = true;
@@ -67,12 +86,20 @@ pub fn parse(text: &str) -> Result<Vec<Load>, String> {
                     match *f {
                         "write" => write = true,
                         "read" => write = false,
-                        r => rate = Some(parse_rate(r).ok_or_else(|| {
-                            format!("`{part}`: `{r}` is neither write, read nor a rate like 4MB/s")
-                        })?),
+                        r => {
+                            rate = Some(parse_rate(r).ok_or_else(|| {
+                                format!(
+                                    "`{part}`: `{r}` is neither write, read nor a rate like 4MB/s"
+                                )
+                            })?)
+                        }
                     }
                 }
-                out.push(Load::Io { threads: threads(1)?, write, rate });
+                out.push(Load::Io {
+                    threads: threads(1)?,
+                    write,
+                    rate,
+                });
             }
             _ => {
                 return Err(format!(
@@ -99,7 +126,11 @@ fn parse_rate(text: &str) -> Option<u64> {
 pub fn describe(load: &Load) -> String {
     match load {
         Load::Cpu { threads, duty } => format!("cpu:{threads}:{}%", duty * 100.0),
-        Load::Io { threads, write, rate } => format!(
+        Load::Io {
+            threads,
+            write,
+            rate,
+        } => format!(
             "io:{threads}:{}{}",
             if *write { "write" } else { "read" },
             rate.map(|r| format!(":{r}B/s")).unwrap_or_default()
@@ -177,7 +208,11 @@ pub fn start(loads: &[Load], command: Option<&str>, dir: &Path) -> Result<Runnin
                     workers.push(std::thread::spawn(move || spin(duty, &stop)));
                 }
             }
-            Load::Io { threads, write, rate } => {
+            Load::Io {
+                threads,
+                write,
+                rate,
+            } => {
                 for _ in 0..threads {
                     let path = dir.join(format!("background-io-{}.dat", files.len()));
                     files.push(path.clone());
@@ -243,16 +278,21 @@ fn stop_command(command: String, pid: u32) -> CommandReport {
     // SAFETY: zeroed rusage is a valid out-parameter.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: plain wait4 on our own child.
-    let early = unsafe { libc::wait4(pid as i32, &mut status, libc::WNOHANG, &mut ru) } == pid as i32;
+    let early =
+        unsafe { libc::wait4(pid as i32, &mut status, libc::WNOHANG, &mut ru) } == pid as i32;
     if early {
-        ended = format!("ended by itself before the measured phase finished ({})", exit_text(status));
+        ended = format!(
+            "ended by itself before the measured phase finished ({})",
+            exit_text(status)
+        );
     } else {
         // SAFETY: signalling our child's process group.
         unsafe { libc::kill(-(pid as i32), libc::SIGTERM) };
         let t0 = mono_ns();
         loop {
             // SAFETY: as above.
-            if unsafe { libc::wait4(pid as i32, &mut status, libc::WNOHANG, &mut ru) } == pid as i32 {
+            if unsafe { libc::wait4(pid as i32, &mut status, libc::WNOHANG, &mut ru) } == pid as i32
+            {
                 ended = format!("stopped ({})", exit_text(status));
                 break;
             }
@@ -380,15 +420,38 @@ mod tests {
 
     #[test]
     fn parses_specs_and_rejects_bad_ones() {
-        assert_eq!(parse("cpu:2:50%").unwrap(), vec![Load::Cpu { threads: 2, duty: 0.5 }]);
-        assert_eq!(parse("cpu").unwrap(), vec![Load::Cpu { threads: 1, duty: 1.0 }]);
+        assert_eq!(
+            parse("cpu:2:50%").unwrap(),
+            vec![Load::Cpu {
+                threads: 2,
+                duty: 0.5
+            }]
+        );
+        assert_eq!(
+            parse("cpu").unwrap(),
+            vec![Load::Cpu {
+                threads: 1,
+                duty: 1.0
+            }]
+        );
         assert_eq!(
             parse("io:1:read:4MB/s").unwrap(),
-            vec![Load::Io { threads: 1, write: false, rate: Some(4_000_000) }]
+            vec![Load::Io {
+                threads: 1,
+                write: false,
+                rate: Some(4_000_000)
+            }]
         );
         assert_eq!(parse("mixed").unwrap().len(), 2);
         assert_eq!(parse("cpu:1+io:2").unwrap().len(), 2);
-        for bad in ["gpu:1", "cpu:0", "cpu:1:0%", "cpu:1:150%", "io:1:fast", "cpu:x"] {
+        for bad in [
+            "gpu:1",
+            "cpu:0",
+            "cpu:1:0%",
+            "cpu:1:150%",
+            "io:1:fast",
+            "cpu:x",
+        ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
         assert_eq!(describe(&parse("cpu:2:50%").unwrap()[0]), "cpu:2:50%");
@@ -408,6 +471,9 @@ mod tests {
         let cmd = rep.command.unwrap();
         assert!(cmd.ended.starts_with("stopped"), "{}", cmd.ended);
         assert!(cmd.cpu_ns.is_some());
-        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "files removed");
+        assert!(
+            std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+            "files removed"
+        );
     }
 }

@@ -33,7 +33,12 @@ impl Tree {
     /// offer userspace and have `stats/time_in_state`.
     pub fn big_little() -> Self {
         let t = Tree::default();
-        t.policy(0, &[0, 1, 2, 3], &[0, 1, 2, 3], &[300_000, 900_000, 1_800_000]);
+        t.policy(
+            0,
+            &[0, 1, 2, 3],
+            &[0, 1, 2, 3],
+            &[300_000, 900_000, 1_800_000],
+        );
         t.policy(4, &[4, 5, 6, 7], &[4, 5], &[600_000, 1_500_000, 2_400_000]);
         t.write("devices/system/cpu/cpu0/cpu_capacity", "446");
         t.write("devices/system/cpu/cpu4/cpu_capacity", "1024");
@@ -48,7 +53,10 @@ impl Tree {
             let d = format!("devices/system/cpu/cpu{cpu}/cpufreq");
             t.write(&format!("{d}/related_cpus"), "0 1");
             t.write(&format!("{d}/scaling_governor"), "ondemand");
-            t.write(&format!("{d}/scaling_available_governors"), "ondemand performance");
+            t.write(
+                &format!("{d}/scaling_available_governors"),
+                "ondemand performance",
+            );
             t.write(&format!("{d}/stats/time_in_state"), "500000 10\n1000000 20");
         }
         t

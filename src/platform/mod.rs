@@ -8,6 +8,7 @@ pub mod background;
 pub mod cache;
 pub mod clock;
 pub mod cpufreq;
+pub mod diagnose;
 pub mod doctor;
 pub mod energy;
 pub mod environment;

@@ -127,12 +127,19 @@ mod tests {
 
     #[test]
     fn samples_at_start_periodically_and_at_stop_and_reports_its_cost() {
-        let p = start("test-sampler", 1_000_000, Vec::new(), |v: &mut Vec<u64>, now| {
-            v.push(now)
-        });
+        let p = start(
+            "test-sampler",
+            1_000_000,
+            Vec::new(),
+            |v: &mut Vec<u64>, now| v.push(now),
+        );
         std::thread::sleep(Duration::from_millis(20));
         let (times, cost) = p.stop();
-        assert!(times.len() >= 3, "first, some periodic, last: {}", times.len());
+        assert!(
+            times.len() >= 3,
+            "first, some periodic, last: {}",
+            times.len()
+        );
         assert_eq!(cost.samples, times.len() as u64);
         assert!(times.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(cost.period_ns, 1_000_000);

@@ -12,7 +12,7 @@ use crate::platform::cpufreq::residency::FrequencyReport;
 use crate::platform::cpufreq::{self, restore};
 use crate::platform::energy::{self, EnergyReport, Interval, Markers, Window};
 use crate::platform::environment::sysfs_root;
-use crate::platform::observe::{self, ObserveSpec, Observation};
+use crate::platform::observe::{self, Observation, ObserveSpec};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -53,6 +53,17 @@ pub struct PlatformOutcome {
     /// The sampler's frequency timeline (joined to operations when the run is recorded).
     #[serde(skip)]
     pub timeline: Option<PathBuf>,
+}
+
+impl PlatformRequest {
+    /// Reject what this device cannot do at all (a governor no policy offers) before anything
+    /// is measured or stored.
+    pub fn check(&self) -> Result<()> {
+        match &self.governor {
+            Some(g) => control::check(g, &cpufreq::discover(&sysfs_root())),
+            None => Ok(()),
+        }
+    }
 }
 
 pub struct Session {
@@ -153,7 +164,12 @@ impl Session {
 
     /// Stop the load, restore the governor, and assemble the platform sections from what the
     /// replay process observed during `run` (its measured phase).
-    pub fn finish(mut self, observed: Option<Observation>, run: (u64, u64), ops: u64) -> PlatformOutcome {
+    pub fn finish(
+        mut self,
+        observed: Option<Observation>,
+        run: (u64, u64),
+        ops: u64,
+    ) -> PlatformOutcome {
         let background = self.background.take().map(|b| b.stop());
         let governor = match self.control.take() {
             Some(c) => c.finish(),

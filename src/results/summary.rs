@@ -6,7 +6,11 @@ use super::aggregate::{Aggregator, Schedule, TimeSplit};
 use super::stats::LatencySummary;
 use crate::engine::io::IoStats;
 use crate::engine::EngineInfo;
+use crate::platform::background::BackgroundReport;
 use crate::platform::cache::CacheState;
+use crate::platform::cpufreq::control::GovernorOutcome;
+use crate::platform::cpufreq::residency::FrequencyReport;
+use crate::platform::energy::{EnergyReport, Markers};
 use crate::platform::environment::Environment;
 use crate::platform::process::ProcessCounters;
 use crate::run::overhead::Overhead;
@@ -48,6 +52,22 @@ pub struct RunSummary {
     pub overhead: Option<Overhead>,
     pub process: ProcessCounters,
     pub environment: serde_json::Value,
+    /// CPU governor during the run: set and verified, or observed (with why control was
+    /// unavailable). Absent in runs stored before it existed.
+    #[serde(default)]
+    pub governor: Option<GovernorOutcome>,
+    /// Frequency residency, sampler cost, latency by frequency at operation start.
+    #[serde(default)]
+    pub frequency: Option<FrequencyReport>,
+    /// Energy over the run and net of an idle baseline; null with the reason when unmeasured.
+    #[serde(default)]
+    pub energy: Option<EnergyReport>,
+    /// Background load during the run and what it used.
+    #[serde(default)]
+    pub background: Option<BackgroundReport>,
+    /// The run's (and baseline's) start and end on the monotonic and wall clocks.
+    #[serde(default)]
+    pub markers: Option<Markers>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -143,5 +163,10 @@ pub fn build(
         overhead: out.overhead,
         process: r.process,
         environment,
+        governor: Some(out.platform.governor.clone()),
+        frequency: Some(out.platform.frequency.clone()),
+        energy: Some(out.platform.energy.clone()),
+        background: out.platform.background.clone(),
+        markers: out.platform.markers,
     }
 }

@@ -173,7 +173,9 @@ fn policy_dir(p: &PolicyState) -> PathBuf {
     if by_policy.is_dir() {
         by_policy
     } else {
-        root.join("devices/system/cpu").join(&p.policy).join("cpufreq")
+        root.join("devices/system/cpu")
+            .join(&p.policy)
+            .join("cpufreq")
     }
 }
 
@@ -231,9 +233,17 @@ pub fn apply(req: &GovernorRequest, cf: &Cpufreq, sysfs_root: &Path) -> Result<C
     Ok(control)
 }
 
+/// Check that every policy of `cf` can take `req` (no writing): an input error otherwise.
+pub fn check(req: &GovernorRequest, cf: &Cpufreq) -> Result<()> {
+    cf.policies
+        .iter()
+        .try_for_each(|p| plan(req, p).map(|_| ()))
+}
+
 /// The writes that put policy `p` under `req`: target frequency, steps, method text.
 fn plan(req: &GovernorRequest, p: &Policy) -> Result<(Option<u64>, Vec<Step>, Option<String>)> {
-    let offered = |g: &str| p.available_governors.is_empty() || p.available_governors.iter().any(|a| a == g);
+    let offered =
+        |g: &str| p.available_governors.is_empty() || p.available_governors.iter().any(|a| a == g);
     let gov_file = p.dir.join("scaling_governor");
     let target = req.target_khz(p);
     let Some(khz) = target else {
@@ -252,14 +262,21 @@ fn plan(req: &GovernorRequest, p: &Policy) -> Result<(Option<u64>, Vec<Step>, Op
             (gov_file, "userspace".to_string()),
             (p.dir.join("scaling_setspeed"), khz.to_string()),
         ];
-        return Ok((Some(khz), steps, Some("userspace governor, scaling_setspeed".into())));
+        return Ok((
+            Some(khz),
+            steps,
+            Some("userspace governor, scaling_setspeed".into()),
+        ));
     }
     // No userspace governor (intel_pstate, many Android kernels): pin min = max = target.
     let mut steps = Vec::new();
     if offered("performance") {
         steps.push((gov_file, "performance".to_string()));
     }
-    let (min, max) = (p.dir.join("scaling_min_freq"), p.dir.join("scaling_max_freq"));
+    let (min, max) = (
+        p.dir.join("scaling_min_freq"),
+        p.dir.join("scaling_max_freq"),
+    );
     let cur_min = p.scaling_min_khz.unwrap_or(0);
     if khz >= cur_min {
         steps.push((max, khz.to_string()));
@@ -329,16 +346,34 @@ mod tests {
     fn sets_verifies_and_restores_a_named_governor() {
         let t = Tree::big_little();
         let cf = discover(t.root());
-        let c = apply(&GovernorRequest::parse("performance").unwrap(), &cf, t.root()).unwrap();
+        let c = apply(
+            &GovernorRequest::parse("performance").unwrap(),
+            &cf,
+            t.root(),
+        )
+        .unwrap();
         assert_eq!(c.outcome.control, "set");
-        assert_eq!((t.read(GOV0), t.read(GOV4)), ("performance".into(), "performance".into()));
-        assert!(restore::journal_path(t.root()).exists(), "journal written before changes");
+        assert_eq!(
+            (t.read(GOV0), t.read(GOV4)),
+            ("performance".into(), "performance".into())
+        );
+        assert!(
+            restore::journal_path(t.root()).exists(),
+            "journal written before changes"
+        );
         let out = c.finish();
         assert_eq!(out.restored_files, 2);
         assert!(out.restore_errors.is_empty());
-        assert_eq!((t.read(GOV0), t.read(GOV4)), ("schedutil".into(), "schedutil".into()));
+        assert_eq!(
+            (t.read(GOV0), t.read(GOV4)),
+            ("schedutil".into(), "schedutil".into())
+        );
         assert!(!restore::journal_path(t.root()).exists());
-        assert!(out.text().starts_with("set performance: performance"), "{}", out.text());
+        assert!(
+            out.text().starts_with("set performance: performance"),
+            "{}",
+            out.text()
+        );
     }
 
     #[test]
@@ -364,11 +399,20 @@ mod tests {
             "performance powersave schedutil",
         );
         let cf = discover(t.root());
-        let c = apply(&GovernorRequest::parse("userspace:max").unwrap(), &cf, t.root()).unwrap();
+        let c = apply(
+            &GovernorRequest::parse("userspace:max").unwrap(),
+            &cf,
+            t.root(),
+        )
+        .unwrap();
         let p = "devices/system/cpu/cpufreq/policy4";
         assert_eq!(t.read(&format!("{p}/scaling_min_freq")), "2400000");
         assert_eq!(t.read(&format!("{p}/scaling_max_freq")), "2400000");
-        assert!(c.outcome.policies[1].method.as_deref().unwrap().contains("pinned"));
+        assert!(c.outcome.policies[1]
+            .method
+            .as_deref()
+            .unwrap()
+            .contains("pinned"));
         drop(c);
         assert_eq!(t.read(&format!("{p}/scaling_min_freq")), "600000");
         assert_eq!(t.read(GOV4), "schedutil");
@@ -378,9 +422,13 @@ mod tests {
     fn unavailable_governor_is_bad_input_and_touches_nothing() {
         let t = Tree::big_little();
         let cf = discover(t.root());
-        let err = apply(&GovernorRequest::parse("interactive").unwrap(), &cf, t.root())
-            .err()
-            .unwrap();
+        let err = apply(
+            &GovernorRequest::parse("interactive").unwrap(),
+            &cf,
+            t.root(),
+        )
+        .err()
+        .unwrap();
         assert_eq!(err.exit_code(), 2);
         assert!(err.to_string().contains("--governor interactive"), "{err}");
         assert_eq!(t.read(GOV0), "schedutil");
@@ -390,18 +438,35 @@ mod tests {
     fn no_cpufreq_or_no_permission_is_observed_with_the_reason() {
         let empty = Tree::empty();
         let cf = discover(empty.root());
-        let c = apply(&GovernorRequest::parse("performance").unwrap(), &cf, empty.root()).unwrap();
+        let c = apply(
+            &GovernorRequest::parse("performance").unwrap(),
+            &cf,
+            empty.root(),
+        )
+        .unwrap();
         assert_eq!(c.outcome.control, "observed");
         let text = c.outcome.text();
-        assert!(text.starts_with("observed none (no cpufreq), control unavailable: no cpufreq"), "{text}");
+        assert!(
+            text.starts_with("observed none (no cpufreq), control unavailable: no cpufreq"),
+            "{text}"
+        );
 
         let t = Tree::big_little();
         let cf = discover(t.root());
         std::fs::remove_file(t.path(GOV4)).unwrap();
         let c = apply(&GovernorRequest::parse("powersave").unwrap(), &cf, t.root()).unwrap();
         assert_eq!(c.outcome.control, "observed");
-        assert!(c.outcome.reason.as_deref().unwrap().contains("policy4/scaling_governor"));
-        assert_eq!(t.read(GOV0), "schedutil", "refused before anything was written");
+        assert!(c
+            .outcome
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("policy4/scaling_governor"));
+        assert_eq!(
+            t.read(GOV0),
+            "schedutil",
+            "refused before anything was written"
+        );
     }
 
     #[test]
@@ -412,7 +477,12 @@ mod tests {
         std::fs::remove_file(t.path(SET4)).unwrap();
         std::fs::create_dir(t.path(SET4)).unwrap();
         std::fs::write(t.path(&format!("{SET4}/x")), "").unwrap();
-        let c = apply(&GovernorRequest::parse("userspace:1GHz").unwrap(), &cf, t.root()).unwrap();
+        let c = apply(
+            &GovernorRequest::parse("userspace:1GHz").unwrap(),
+            &cf,
+            t.root(),
+        )
+        .unwrap();
         assert_eq!(c.outcome.control, "observed");
         assert_eq!(t.read(GOV0), "schedutil");
         assert_eq!(t.read(GOV4), "schedutil");

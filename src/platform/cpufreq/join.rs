@@ -70,6 +70,11 @@ impl OpFrequency {
     }
 }
 
+/// A join over the timeline file at `path`, if there is one and it reads.
+pub fn open(path: Option<&std::path::Path>) -> Option<OpFrequency> {
+    Timeline::read(path?).ok().map(OpFrequency::new)
+}
+
 /// Store the timeline of run `run_id` (times relative to `t0_ns`) in the results store, inside
 /// the run's transaction.
 pub fn store(
@@ -145,11 +150,17 @@ mod tests {
     #[test]
     fn stores_the_timeline() {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE runs (id INTEGER PRIMARY KEY); INSERT INTO runs VALUES (1);")
-            .unwrap();
+        conn.execute_batch(
+            "CREATE TABLE runs (id INTEGER PRIMARY KEY); INSERT INTO runs VALUES (1);",
+        )
+        .unwrap();
         store(&conn, 1, 100, &timeline()).unwrap();
         let n: i64 = conn
-            .query_row("SELECT count(*) FROM frequency_samples WHERE run_id = 1", [], |r| r.get(0))
+            .query_row(
+                "SELECT count(*) FROM frequency_samples WHERE run_id = 1",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(n, 6);
         let (t, khz): (i64, i64) = conn

@@ -151,7 +151,11 @@ fn read_policy(cpu_dir: &Path, name: String, dir: PathBuf, n: Option<u32>) -> Po
         .unwrap_or_default();
     let online_cpus = read_list(&dir.join("affected_cpus")).unwrap_or_else(|| cpus.clone());
     let mut available_khz: Vec<u64> = text("scaling_available_frequencies")
-        .map(|t| t.split_whitespace().filter_map(|v| v.parse().ok()).collect())
+        .map(|t| {
+            t.split_whitespace()
+                .filter_map(|v| v.parse().ok())
+                .collect()
+        })
         .unwrap_or_default();
     let time_in_state = dir.join("stats/time_in_state");
     if available_khz.is_empty() {
@@ -291,7 +295,9 @@ mod tests {
         assert_eq!(big.cpus, vec![4, 5, 6, 7]);
         assert_eq!(big.online_cpus, vec![4, 5]);
         assert_eq!(little.governor.as_deref(), Some("schedutil"));
-        assert!(little.available_governors.contains(&"userspace".to_string()));
+        assert!(little
+            .available_governors
+            .contains(&"userspace".to_string()));
         assert_eq!(little.available_khz, vec![300_000, 900_000, 1_800_000]);
         assert_eq!(big.cpuinfo_max_khz, Some(2_400_000));
         assert_eq!(big.capacity, Some(1024));

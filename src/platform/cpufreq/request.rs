@@ -156,12 +156,18 @@ mod tests {
             Ok(Userspace(FreqSpec::Max))
         );
         assert_eq!(GovernorRequest::parse("fixed:50%"), Ok(Fixed(50.0)));
-        assert_eq!(GovernorRequest::parse("fixed:50%").unwrap().label(), "fixed:50%");
+        assert_eq!(
+            GovernorRequest::parse("fixed:50%").unwrap().label(),
+            "fixed:50%"
+        );
         assert!(GovernorRequest::parse("fixed:0%").is_err());
         assert!(GovernorRequest::parse("fixed:150").is_err());
         assert!(GovernorRequest::parse("userspace:fast").is_err());
         assert!(GovernorRequest::parse("Perf ormance").is_err());
-        assert_eq!(GovernorRequest::parse("fixed:50%").unwrap().governor(), "userspace");
+        assert_eq!(
+            GovernorRequest::parse("fixed:50%").unwrap().governor(),
+            "userspace"
+        );
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! Without the stats, the sampler's readings of `scaling_cur_freq` give the same table
 //! statistically. This module also defines the summary's `frequency` section.
 
-use crate::platform::sampler::SamplerCost;
 use super::{Cpufreq, Policy};
+use crate::platform::sampler::SamplerCost;
 use crate::results::stats::LatencySummary;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -70,7 +70,10 @@ impl PolicyResidency {
             *by.entry(k).or_default() += t;
         }
         let total_ns: u64 = by.values().sum();
-        let weighted: u128 = by.iter().map(|(k, t)| u128::from(*k) * u128::from(*t)).sum();
+        let weighted: u128 = by
+            .iter()
+            .map(|(k, t)| u128::from(*k) * u128::from(*t))
+            .sum();
         PolicyResidency {
             policy: policy.name.clone(),
             cpus: policy.cpus.clone(),
@@ -150,10 +153,7 @@ impl Snapshot {
             .filter_map(|(p, before, t0)| {
                 let (_, after, t1) = later.policies.iter().find(|(q, _, _)| q.name == p.name)?;
                 let times = after.iter().map(|(k, a)| {
-                    let b = before
-                        .iter()
-                        .find(|(kb, _)| kb == k)
-                        .map_or(0, |(_, v)| *v);
+                    let b = before.iter().find(|(kb, _)| kb == k).map_or(0, |(_, v)| *v);
                     (*k, a.saturating_sub(b) * tick)
                 });
                 let trans = match (t0, t1) {
@@ -176,12 +176,18 @@ mod tests {
     fn time_in_state_deltas_become_residency() {
         let t = Tree::big_little();
         let p0 = "devices/system/cpu/cpufreq/policy0/stats";
-        t.write(&format!("{p0}/time_in_state"), "300000 100\n900000 50\n1800000 7");
+        t.write(
+            &format!("{p0}/time_in_state"),
+            "300000 100\n900000 50\n1800000 7",
+        );
         t.write(&format!("{p0}/total_trans"), "40");
         let cf = discover(t.root());
         let before = Snapshot::take(&cf);
         // During the run: 30 ticks at 300 MHz, 0 at 900 MHz, 10 at 1.8 GHz, 6 transitions.
-        t.write(&format!("{p0}/time_in_state"), "300000 130\n900000 50\n1800000 17");
+        t.write(
+            &format!("{p0}/time_in_state"),
+            "300000 130\n900000 50\n1800000 17",
+        );
         t.write(&format!("{p0}/total_trans"), "46");
         let after = Snapshot::take(&cf);
         let res = before.delta(&after);

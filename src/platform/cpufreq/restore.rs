@@ -126,8 +126,9 @@ pub fn restore_all() -> (usize, Vec<String>) {
 
 fn restore_where(pick: impl Fn(&Entry) -> bool) -> (usize, Vec<String>) {
     let mut r = registry();
-    let (mine, rest): (Vec<Entry>, Vec<Entry>) =
-        std::mem::take(&mut r.files).into_iter().partition(|e| pick(e));
+    let (mine, rest): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut r.files)
+        .into_iter()
+        .partition(|e| pick(e));
     r.files = rest;
     let touched: Vec<Touched> = mine.iter().map(|e| e.touched.clone()).collect();
     let (errors, failed) = restore_files(&touched);
@@ -300,10 +301,16 @@ mod tests {
             }],
         };
         std::fs::write(journal_path(t.root()), serde_json::to_vec(&j).unwrap()).unwrap();
-        t.write("devices/system/cpu/cpufreq/policy0/scaling_governor", "performance");
+        t.write(
+            "devices/system/cpu/cpufreq/policy0/scaling_governor",
+            "performance",
+        );
         let msg = restore_leftover(t.root()).expect("a leftover journal");
         assert!(msg.contains("restored 1 cpufreq file"), "{msg}");
-        assert_eq!(t.read("devices/system/cpu/cpufreq/policy0/scaling_governor"), "schedutil");
+        assert_eq!(
+            t.read("devices/system/cpu/cpufreq/policy0/scaling_governor"),
+            "schedutil"
+        );
         assert!(!journal_path(t.root()).exists());
         assert!(restore_leftover(t.root()).is_none());
     }

@@ -62,7 +62,10 @@ impl FreqProbe {
             }
         }
         Some(FreqProbe {
-            files: usable.iter().map(|p| p.dir.join("scaling_cur_freq")).collect(),
+            files: usable
+                .iter()
+                .map(|p| p.dir.join("scaling_cur_freq"))
+                .collect(),
             replay_stat: replay_tid.map(|t| PathBuf::from(format!("/proc/self/task/{t}/stat"))),
             timeline: Timeline {
                 header: TimelineHeader {
@@ -199,13 +202,19 @@ mod tests {
         let tid = unsafe { libc::gettid() };
         let mut probe = FreqProbe::new(&cf, 1_000_000, Some(tid)).unwrap();
         probe.sample(1_000);
-        t.write("devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "2400000");
+        t.write(
+            "devices/system/cpu/cpufreq/policy4/scaling_cur_freq",
+            "2400000",
+        );
         probe.sample(3_000);
         probe.sample(4_000);
         let tl = probe.timeline;
         assert_eq!(tl.samples[0].khz, vec![300_000, 600_000]);
         assert_eq!(tl.samples[1].khz, vec![300_000, 2_400_000]);
-        assert!(tl.samples[0].replay_cpu >= 0, "this thread's CPU is readable");
+        assert!(
+            tl.samples[0].replay_cpu >= 0,
+            "this thread's CPU is readable"
+        );
         assert_eq!(tl.header.cpu_policy.get(&5), Some(&1));
 
         let dir = tempfile::tempdir().unwrap();

@@ -24,7 +24,11 @@ pub fn find(sysfs_root: &Path) -> Result<PathBuf, String> {
         if super::read_text(&p.join("type")).as_deref() != Some("Battery") {
             continue;
         }
-        let name = p.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let name = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
         let has_power = p.join("power_now").is_file();
         if !has_power && !(p.join("current_now").is_file() && p.join("voltage_now").is_file()) {
             why = format!("battery {name} reports neither power_now nor current_now + voltage_now");

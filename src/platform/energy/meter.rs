@@ -51,7 +51,9 @@ pub fn parse(text: &str, file: &str, align: &Alignment) -> Result<PowerTrace, St
         .unwrap_or(',');
     let names: Vec<String> = header.split(sep).map(|h| h.trim().to_lowercase()).collect();
     let find = |keys: &[&str], units: &[(&str, f64)], default: f64| -> Option<Column> {
-        let index = names.iter().position(|n| keys.iter().any(|k| n.contains(k)))?;
+        let index = names
+            .iter()
+            .position(|n| keys.iter().any(|k| n.contains(k)))?;
         let n = &names[index];
         let scale = units
             .iter()
@@ -61,7 +63,14 @@ pub fn parse(text: &str, file: &str, align: &Alignment) -> Result<PowerTrace, St
     };
     let time = find(
         &["time", "timestamp"],
-        &[("s", 1e9), ("sec", 1e9), ("ms", 1e6), ("us", 1e3), ("µs", 1e3), ("ns", 1.0)],
+        &[
+            ("s", 1e9),
+            ("sec", 1e9),
+            ("ms", 1e6),
+            ("us", 1e3),
+            ("µs", 1e3),
+            ("ns", 1.0),
+        ],
         1e9,
     )
     .ok_or_else(|| format!("{file}: no time column in header `{header}`"))?;
@@ -132,11 +141,18 @@ fn unit_of(name: &str) -> Option<String> {
             return Some(name[a + 1..b].trim().to_string());
         }
     }
-    name.rsplit(['_', ' ', '[']).next().map(|u| u.trim_end_matches(']').to_string())
+    name.rsplit(['_', ' ', '['])
+        .next()
+        .map(|u| u.trim_end_matches(']').to_string())
 }
 
 fn header_name(header: &str, sep: char, i: usize) -> String {
-    header.split(sep).nth(i).unwrap_or_default().trim().to_string()
+    header
+        .split(sep)
+        .nth(i)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
 }
 
 impl PowerTrace {
@@ -202,7 +218,10 @@ mod tests {
         let tr = parse(csv, "m.csv", &align).unwrap();
         assert_eq!(tr.columns, "Main Avg Current (mA) × Main Voltage (V)");
         // 2 W for 0..1 s, ramp 2→4 W over 1..2 s, 4 W for 2..3 s.
-        assert_eq!(tr.energy_uj(&window(0.0, 3.0)), Ok(2_000_000 + 3_000_000 + 4_000_000));
+        assert_eq!(
+            tr.energy_uj(&window(0.0, 3.0)),
+            Ok(2_000_000 + 3_000_000 + 4_000_000)
+        );
         // Edges are interpolated: 0.5..1.5 s = 1 J + (2 W→3 W)/2 × 0.5 s = 1 + 1.25 J.
         assert_eq!(tr.energy_uj(&window(0.5, 1.5)), Ok(2_250_000));
         let err = tr.energy_uj(&window(2.0, 4.0)).unwrap_err();
@@ -212,7 +231,11 @@ mod tests {
     #[test]
     fn absolute_timestamps_power_column_and_offset() {
         let t = |s: f64| (T0 as f64 / 1e6 + s * 1e3) as u64; // ms since epoch
-        let csv = format!("timestamp_ms;power (mW)\n{};1000\n{};1000\n", t(0.0), t(10.0));
+        let csv = format!(
+            "timestamp_ms;power (mW)\n{};1000\n{};1000\n",
+            t(0.0),
+            t(10.0)
+        );
         let align = Alignment {
             offset_ns: 1_000_000_000,
             ..Default::default()
@@ -226,13 +249,20 @@ mod tests {
     #[test]
     fn bad_files_name_the_problem() {
         let a = Alignment::default();
-        assert!(parse("", "x.csv", &a).unwrap_err().contains("x.csv: empty file"));
-        assert!(parse("a,b\n1,2\n3,4", "x.csv", &a).unwrap_err().contains("no time column"));
+        assert!(parse("", "x.csv", &a)
+            .unwrap_err()
+            .contains("x.csv: empty file"));
+        assert!(parse("a,b\n1,2\n3,4", "x.csv", &a)
+            .unwrap_err()
+            .contains("no time column"));
         assert!(parse("time,current\n0,1\n1,1", "x.csv", &a)
             .unwrap_err()
             .contains("--voltage"));
         let rel = parse("time,power\n0,1\n1,1", "x.csv", &a).unwrap_err();
-        assert!(rel.contains("relative") && rel.contains("--meter-start"), "{rel}");
+        assert!(
+            rel.contains("relative") && rel.contains("--meter-start"),
+            "{rel}"
+        );
         let bad = parse("time,power\n0,1\n1,oops", "x.csv", &a).unwrap_err();
         assert!(bad.contains("line 3: no numeric power"), "{bad}");
         let fixed = Alignment {
@@ -241,7 +271,10 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            parse("time,current (A)\n0,1\n1,1", "x.csv", &fixed).unwrap().points[0].1,
+            parse("time,current (A)\n0,1\n1,1", "x.csv", &fixed)
+                .unwrap()
+                .points[0]
+                .1,
             5.0
         );
     }

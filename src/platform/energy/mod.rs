@@ -75,9 +75,11 @@ fn open_first(choice: Choice, sysfs_root: &Path) -> Result<(Choice, Box<dyn Mete
         Choice::Auto => vec![Choice::Rapl, Choice::Perf, Choice::Battery],
         Choice::None => return Err("energy not measured (--energy none)".into()),
         Choice::Meter => {
-            return Err("no internal source used (--energy meter): import the meter's CSV with \
+            return Err(
+                "no internal source used (--energy meter): import the meter's CSV with \
                  `pocketbench energy import`"
-                .into())
+                    .into(),
+            )
         }
         one => vec![one],
     };
@@ -93,7 +95,10 @@ fn open_first(choice: Choice, sysfs_root: &Path) -> Result<(Choice, Box<dyn Mete
             Err(e) => why.push(e),
         }
     }
-    Err(format!("no energy source: {}", why.join("; ")))
+    match why.len() {
+        1 => Err(why.remove(0)),
+        _ => Err(format!("no energy source: {}", why.join("; "))),
+    }
 }
 
 /// Every source and whether it is usable here (for `doctor`).
@@ -267,11 +272,20 @@ mod tests {
     fn auto_picks_the_best_source_and_explains_absence() {
         let t = Tree::empty();
         let why = open(Choice::Auto, t.root()).err().unwrap();
-        assert!(why.contains("no RAPL powercap") && why.contains("battery"), "{why}");
+        assert!(
+            why.contains("no RAPL powercap") && why.contains("battery"),
+            "{why}"
+        );
         t.battery("Discharging", 100_000, 4_000_000);
-        assert!(open(Choice::Auto, t.root()).unwrap().describe().starts_with("battery BAT0"));
+        assert!(open(Choice::Auto, t.root())
+            .unwrap()
+            .describe()
+            .starts_with("battery BAT0"));
         t.rapl(0, 5, 1_000);
-        assert_eq!(open(Choice::Auto, t.root()).unwrap().describe(), "rapl (package-0)");
+        assert_eq!(
+            open(Choice::Auto, t.root()).unwrap().describe(),
+            "rapl (package-0)"
+        );
         assert!(open(Choice::Perf, t.root()).is_err());
         assert!(open(Choice::None, t.root()).is_err());
     }

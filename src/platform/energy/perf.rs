@@ -147,7 +147,8 @@ impl Meter for PerfEnergy {
                 self.last = v;
             }
             Err(e) => {
-                self.error.get_or_insert_with(|| format!("reading the perf counter: {e}"));
+                self.error
+                    .get_or_insert_with(|| format!("reading the perf counter: {e}"));
             }
         }
     }
@@ -172,13 +173,19 @@ mod tests {
         let d = "bus/event_source/devices/power";
         t.write(&format!("{d}/type"), "23");
         t.write(&format!("{d}/events/energy-pkg"), "event=0x02");
-        t.write(&format!("{d}/events/energy-pkg.scale"), "2.3283064365386962890625e-10");
+        t.write(
+            &format!("{d}/events/energy-pkg.scale"),
+            "2.3283064365386962890625e-10",
+        );
         t.write(&format!("{d}/cpumask"), "0,8");
         let s = event_spec(t.root()).unwrap();
         assert_eq!((s.pmu_type, s.config, s.cpus.clone()), (23, 2, vec![0, 8]));
         assert!((s.scale - 2.3283064365386963e-10).abs() < 1e-20);
         assert_eq!(std::mem::size_of::<PerfEventAttr>(), 64);
         let none = Tree::empty();
-        assert!(event_spec(none.root()).err().unwrap().contains("no perf power PMU"));
+        assert!(event_spec(none.root())
+            .err()
+            .unwrap()
+            .contains("no perf power PMU"));
     }
 }

@@ -137,7 +137,10 @@ mod tests {
         let mut m = Rapl::open(t.root()).unwrap();
         assert_eq!(m.describe(), "rapl (package-0)");
         m.sample(0);
-        t.write("class/powercap/intel-rapl:0/energy_uj", &(max - 200_000).to_string());
+        t.write(
+            "class/powercap/intel-rapl:0/energy_uj",
+            &(max - 200_000).to_string(),
+        );
         m.sample(1);
         // The counter passes max_energy_range_uj and starts again from 0.
         t.write("class/powercap/intel-rapl:0/energy_uj", "300000");
@@ -157,7 +160,10 @@ mod tests {
         m.sample(1);
         assert_eq!(m.total_uj(), Ok(110));
         let none = Tree::empty();
-        assert!(Rapl::open(none.root()).err().unwrap().contains("no RAPL powercap"));
+        assert!(Rapl::open(none.root())
+            .err()
+            .unwrap()
+            .contains("no RAPL powercap"));
         assert_eq!(wrapping_delta(10, 20, 100), 10);
         assert_eq!(wrapping_delta(90, 5, 100), 15);
     }
