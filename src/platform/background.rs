@@ -189,7 +189,7 @@ pub fn start(loads: &[Load], command: Option<&str>, dir: &Path) -> Result<Runnin
     if let Some(cmd) = command {
         crate::platform::cpufreq::restore::install_signal_handling();
         use std::os::unix::process::CommandExt;
-        let c = std::process::Command::new("sh")
+        let c = crate::platform::cpufreq::restore::unblocked(&mut std::process::Command::new("sh"))
             .arg("-c")
             .arg(cmd)
             .process_group(0)

@@ -77,6 +77,14 @@ pub struct Verdict {
     pub findings: Vec<String>,
 }
 
+/// Name, value, direction, unit.
+type Metric = (
+    &'static str,
+    fn(&Candidate) -> Option<f64>,
+    Better,
+    &'static str,
+);
+
 #[derive(Clone, Copy)]
 enum Better {
     Higher,
@@ -138,7 +146,7 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
     let cur = &cands[current];
     let mut comparisons = Vec::new();
     let mut findings = Vec::new();
-    let metrics: [(&str, fn(&Candidate) -> Option<f64>, Better, &str); 3] = [
+    let metrics: [Metric; 3] = [
         (
             "throughput",
             |c| Some(c.throughput_ops_per_s),

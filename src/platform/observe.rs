@@ -51,7 +51,7 @@ fn tick(s: &mut State, now: u64) {
         f.sample(now);
     }
     if let Some(m) = s.meter.as_mut() {
-        if s.tick % s.meter_every == 0 {
+        if s.tick.is_multiple_of(s.meter_every) {
             m.sample(now);
         }
     }
@@ -136,7 +136,9 @@ impl Observer {
                     }
                 }
             }
-            if let Some(m) = state.meter {
+            if let Some(mut m) = state.meter {
+                // The last periodic reading may be up to a meter period old: read once more.
+                m.sample(crate::platform::clock::mono_ns());
                 energy = meter_report(m.as_ref(), end_ns - self.start_ns);
             }
         }

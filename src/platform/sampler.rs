@@ -1,5 +1,6 @@
-//! A sampling thread that runs beside the measured work: it calls a probe once at start, then
-//! every period, and once more at stop, sleeping (never spinning) in between, and measures its
+//! A sampling thread that runs beside the measured work: it calls a probe once at start (on the
+//! caller's thread, so the first reading precedes the measured work), then every period on its
+//! own thread, and once more at stop, sleeping (never spinning) in between, and measures its
 //! own cost (CPU time on its thread, wakeups) so the result can report what observing cost.
 //! The frequency sampler and the battery energy meter both run on it.
 
@@ -43,24 +44,17 @@ pub fn start<S: Send + 'static>(
     let flag = stop.clone();
     let period = period_ns.max(100_000);
     let started_ns = mono_ns();
+    // The first reading is taken here, on the caller's thread, so it precedes whatever the
+    // caller measures next (the thread may take a while to be scheduled).
+    tick(&mut state, started_ns);
     let handle = std::thread::Builder::new()
         .name(name.to_string())
         .spawn(move || {
             let cpu0 = thread_cpu_ns();
-            let mut samples = 0u64;
-            let mut next = mono_ns();
+            let mut samples = 1u64;
+            let mut next = started_ns;
             loop {
-                let now = mono_ns();
-                tick(&mut state, now);
-                samples += 1;
-                if flag.load(Ordering::Acquire) {
-                    break;
-                }
                 next += period;
-                if next < now {
-                    // Fell behind (the machine was busy): skip the missed ticks.
-                    next = now + period;
-                }
                 // Sleep until the next tick or until stopped; park() really sleeps (futex).
                 while !flag.load(Ordering::Acquire) {
                     let now = mono_ns();
@@ -68,6 +62,16 @@ pub fn start<S: Send + 'static>(
                         break;
                     }
                     std::thread::park_timeout(Duration::from_nanos(next - now));
+                }
+                let now = mono_ns();
+                tick(&mut state, now);
+                samples += 1;
+                if flag.load(Ordering::Acquire) {
+                    break;
+                }
+                if next + period < now {
+                    // Fell behind (the machine was busy): skip the missed ticks.
+                    next = now;
                 }
             }
             (state, samples, thread_cpu_ns() - cpu0)

@@ -154,16 +154,18 @@ pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
     std::fs::write(&spec_path, serde_json::to_vec(spec).run_err("replay spec")?)
         .run_err(format!("writing {}", spec_path.display()))?;
     let exe = std::env::current_exe().run_err("locating the pocketbench binary")?;
-    let mut child = std::process::Command::new(exe)
-        .arg("__replay")
-        .arg(&spec_path)
-        .stdin(std::process::Stdio::null())
-        .spawn()
-        .run_err("starting the replay process")?;
+    let mut child =
+        crate::platform::cpufreq::restore::unblocked(&mut std::process::Command::new(exe))
+            .arg("__replay")
+            .arg(&spec_path)
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .run_err("starting the replay process")?;
     // A SIGTERM to this process stops the replay too (see platform::cpufreq::restore).
     crate::platform::cpufreq::restore::register_child(child.id(), false);
     let status = child.wait();
     crate::platform::cpufreq::restore::unregister_child(child.id());
+    crate::platform::cpufreq::restore::wait_if_terminating();
     let status = status.run_err("waiting for the replay process")?;
     match status.code() {
         Some(0) => {}

@@ -118,10 +118,13 @@ pub fn tick_ns() -> u64 {
     }
 }
 
+/// One policy's `time_in_state` ((kHz, ticks) pairs) and `total_trans`.
+pub type PolicyStats = (Policy, Vec<(u64, u64)>, Option<u64>);
+
 /// `time_in_state` and `total_trans` of every policy that has them, at one moment.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Snapshot {
-    pub policies: Vec<(Policy, Vec<(u64, u64)>, Option<u64>)>,
+    pub policies: Vec<PolicyStats>,
 }
 
 impl Snapshot {

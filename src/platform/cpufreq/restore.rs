@@ -216,7 +216,7 @@ const SIGNALS: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, li
 
 /// Block the terminating signals in this thread (and so in every thread it starts later) and
 /// handle them on a dedicated thread. Call before starting any other thread; idempotent.
-/// Child processes started with `std::process::Command` get an empty signal mask again.
+/// A blocked mask is inherited across `exec`: start child processes with [`unblocked`].
 pub fn install_signal_handling() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -235,6 +235,20 @@ pub fn install_signal_handling() {
     });
 }
 
+/// Make `cmd`'s process start with the terminating signals unblocked (they are blocked here
+/// once [`install_signal_handling`] ran, and a signal mask survives `exec`).
+pub fn unblocked(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    let set = signal_set();
+    // SAFETY: pthread_sigmask is async-signal-safe and `set` is a plain copied value.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            Ok(())
+        })
+    }
+}
+
 fn signal_set() -> libc::sigset_t {
     // SAFETY: sigemptyset initialises the set before use.
     unsafe {
@@ -247,7 +261,24 @@ fn signal_set() -> libc::sigset_t {
     }
 }
 
+static TERMINATING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a terminating signal is being handled. A thread that sees its child process die
+/// should then wait (see [`wait_if_terminating`]) instead of reporting a failure: the process
+/// is about to die of the signal.
+pub fn terminating() -> bool {
+    TERMINATING.load(std::sync::atomic::Ordering::Acquire)
+}
+
+/// Block this thread forever if the process is terminating on a signal.
+pub fn wait_if_terminating() {
+    while terminating() {
+        std::thread::park();
+    }
+}
+
 fn on_signal(sig: libc::c_int) {
+    TERMINATING.store(true, std::sync::atomic::Ordering::Release);
     let children = std::mem::take(&mut registry().children);
     for (pid, group) in children {
         // SAFETY: plain kill(2); a process that already exited just yields ESRCH.

@@ -30,7 +30,8 @@ pub fn find(sysfs_root: &Path) -> Result<PathBuf, String> {
             .to_string_lossy()
             .to_string();
         let has_power = p.join("power_now").is_file();
-        if !has_power && !(p.join("current_now").is_file() && p.join("voltage_now").is_file()) {
+        let has_iv = p.join("current_now").is_file() && p.join("voltage_now").is_file();
+        if !(has_power || has_iv) {
             why = format!("battery {name} reports neither power_now nor current_now + voltage_now");
             continue;
         }

@@ -32,7 +32,7 @@ pub fn event_spec(sysfs_root: &Path) -> Result<EventSpec, String> {
     let config = parse_config(&ev).ok_or_else(|| format!("energy-pkg: cannot parse `{ev}`"))?;
     let scale = super::read_text(&dir.join("events/energy-pkg.scale"))
         .and_then(|s| s.parse::<f64>().ok())
-        .unwrap_or(2.3283064365386962890625e-10);
+        .unwrap_or(2.328_306_436_538_696_3e-10); // 2^-32 J, the usual RAPL unit
     let cpus = crate::platform::cpufreq::read_list(&dir.join("cpumask")).unwrap_or_else(|| vec![0]);
     Ok(EventSpec {
         pmu_type,
