@@ -114,8 +114,15 @@ pub fn build(
         total.add(s);
     }
     io.insert("total".into(), total);
-    let environment =
+    let mut environment =
         serde_json::to_value(Environment::capture()).unwrap_or(serde_json::Value::Null);
+    if out.platform.governor.control == "set" {
+        // Captured after the restore: say what was in force during the run instead.
+        environment["governor"] = serde_json::json!({
+            "value": out.platform.governor.requested,
+            "how": "set by pocketbench for the run, restored afterwards (see `governor`)",
+        });
+    }
     RunSummary {
         id: 0,
         created_at,

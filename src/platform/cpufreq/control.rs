@@ -392,6 +392,20 @@ mod tests {
     }
 
     #[test]
+    fn a_panic_while_the_governor_is_set_restores_it() {
+        let t = Tree::big_little();
+        let cf = discover(t.root());
+        let root = t.root().to_path_buf();
+        let result = std::panic::catch_unwind(move || {
+            let _c = apply(&GovernorRequest::parse("powersave").unwrap(), &cf, &root).unwrap();
+            panic!("the run failed");
+        });
+        assert!(result.is_err());
+        assert_eq!((t.read(GOV0), t.read(GOV4)), ("schedutil".into(), "schedutil".into()));
+        assert!(!restore::journal_path(t.root()).exists());
+    }
+
+    #[test]
     fn pins_min_and_max_without_userspace() {
         let t = Tree::big_little();
         t.write(
