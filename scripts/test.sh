@@ -54,5 +54,6 @@ results_dir=$(mktemp -d)
 trap 'rm -rf "$results_dir"' EXIT
 ./target/release/pocketbench run --quiet --results "$results_dir/smoke.db" --ops 200
 ./target/release/pocketbench results list --results "$results_dir/smoke.db"
+./target/release/pocketbench doctor --results "$results_dir/smoke.db"
 
 say "all checks passed"

@@ -92,10 +92,9 @@ impl Session {
                 (Some(c), outcome)
             }
             None => {
+                let leftover = restore::restore_leftover(&root);
                 let mut o = control::observe(&cf);
-                if let Some(n) = restore::restore_leftover(&root) {
-                    o.notices.push(n);
-                }
+                o.notices.extend(leftover);
                 (None, o)
             }
         };

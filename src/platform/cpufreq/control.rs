@@ -186,12 +186,12 @@ type Step = (PathBuf, String);
 /// governor no policy offers) are input errors; anything the device refuses yields an
 /// `observed` outcome with the reason, after undoing whatever was written.
 pub fn apply(req: &GovernorRequest, cf: &Cpufreq, sysfs_root: &Path) -> Result<Control> {
+    // A killed run's changes go back first, so the originals recorded below are the real ones.
+    let leftover = restore::restore_leftover(sysfs_root);
     let mut outcome = observe(cf);
     outcome.requested = Some(req.label());
+    outcome.notices.extend(leftover);
     let owner = restore::new_owner();
-    if let Some(notice) = restore::restore_leftover(sysfs_root) {
-        outcome.notices.push(notice);
-    }
     if cf.is_empty() {
         outcome.reason = cf.missing.clone();
         return Ok(Control { outcome, owner: 0 });
@@ -401,7 +401,10 @@ mod tests {
             panic!("the run failed");
         });
         assert!(result.is_err());
-        assert_eq!((t.read(GOV0), t.read(GOV4)), ("schedutil".into(), "schedutil".into()));
+        assert_eq!(
+            (t.read(GOV0), t.read(GOV4)),
+            ("schedutil".into(), "schedutil".into())
+        );
         assert!(!restore::journal_path(t.root()).exists());
     }
 
