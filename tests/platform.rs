@@ -224,6 +224,64 @@ fn a_terminated_run_restores_every_file_and_stops_its_replay() {
 }
 
 #[test]
+fn a_killed_run_is_restored_from_its_journal_by_doctor() {
+    let t = Tree::big_little();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut child = Command::new(BIN)
+        .arg("--sysfs-root")
+        .arg(t.root())
+        .args([
+            "run",
+            "--governor",
+            "powersave",
+            "--delay",
+            "fixed:50ms",
+            "--ops",
+            "2000",
+        ])
+        .args(["--records", "50", "--quiet", "--no-overhead", "--dir"])
+        .arg(&data)
+        .arg("--results")
+        .arg(dir.path().join("r.db"))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the governor to be set", || t.read(GOV4) == "powersave");
+    wait_for("the replay to start", || {
+        data.join("samples.spool").exists()
+    });
+    child.kill().unwrap(); // SIGKILL: nothing can be restored by the process itself
+    child.wait().unwrap();
+    assert_eq!(t.read(GOV4), "powersave");
+    wait_for("the replay process to die with its parent", || {
+        replay_processes(&data) == 0
+    });
+    let doc = json(&pb(t.root(), &["doctor", "--json"]));
+    let control = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["area"] == "governor control")
+        .unwrap()
+        .clone();
+    assert!(
+        control["found"]
+            .as_str()
+            .unwrap()
+            .contains("doctor --restore"),
+        "{control}"
+    );
+    let out = pb(t.root(), &["doctor", "--restore", "--json"]);
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("restored 2 cpufreq file(s) left changed by an interrupted run"));
+    assert_eq!(
+        (t.read(GOV0), t.read(GOV4)),
+        ("schedutil".to_string(), "schedutil".to_string())
+    );
+}
+
+#[test]
 fn without_cpufreq_a_governor_run_is_observed_and_completes() {
     let t = Tree::empty();
     let dir = tempfile::tempdir().unwrap();

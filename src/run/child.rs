@@ -71,6 +71,9 @@ impl SampleSink for SpoolSink {
 
 /// Entry point of `pocketbench __replay SPEC.json`.
 pub fn main(spec_path: &Path) -> Result<()> {
+    // Die with the parent, even a SIGKILLed one: it owns the run (and any governor setting).
+    // SAFETY: PR_SET_PDEATHSIG takes a plain signal number.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) };
     let text = std::fs::read_to_string(spec_path)
         .run_err(format!("replay spec {}", spec_path.display()))?;
     let spec: ReplaySpec = serde_json::from_str(&text).run_err("replay spec")?;
