@@ -353,19 +353,17 @@ fn uncontrolled(
     current: Option<String>,
     delay: Option<DelayModel>,
 ) -> Result<Diagnosis> {
-    let gov = current
-        .clone()
-        .unwrap_or_else(|| "none (no cpufreq)".into());
+    let gov = current.clone().unwrap_or_else(|| "no cpufreq".into());
     progress::phase("diagnose: your workload with its think time (governor as found)");
     let think = run_one(args, None, delay)?;
     progress::phase("diagnose: the same operations without think time");
     let busy = run_one(args, None, Some(DelayModel::parse("zero")?))?;
     let a = candidate(
-        &format!("observed {gov}, with think time"),
+        &format!("as found ({gov}), with think time"),
         std::slice::from_ref(&think),
     );
     let b = candidate(
-        &format!("observed {gov}, no think time"),
+        &format!("as found ({gov}), no think time"),
         std::slice::from_ref(&busy),
     );
     let mut could = vec![format!(
@@ -416,7 +414,10 @@ fn uncontrolled(
     Ok(Diagnosis {
         workload,
         load,
-        control: format!("observed {gov}, control unavailable: {reason}"),
+        control: match &current {
+            Some(g) => format!("observed {g}, control unavailable: {reason}"),
+            None => format!("observed none (no cpufreq), control unavailable: {reason}"),
+        },
         candidates: vec![a, b],
         verdict: None,
         could_determine: could,
@@ -514,15 +515,22 @@ fn render(d: &Diagnosis) -> String {
     let _ = writeln!(o, "Is my governor working? — workload {}", d.workload);
     let _ = writeln!(o, "load       {}", d.load);
     let _ = writeln!(o, "governor   {}\n", d.control);
+    let w = d
+        .candidates
+        .iter()
+        .map(|c| c.label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
     let _ = writeln!(
         o,
-        "  {:<34} {:>10} {:>10} {:>10} {:>12} {:>10}  runs",
+        "  {:<w$} {:>10} {:>10} {:>10} {:>12} {:>10}  runs",
         "candidate", "ops/s", "p50 µs", "p95 µs", "µJ/op", "mean freq"
     );
     for c in &d.candidates {
         let _ = writeln!(
             o,
-            "  {:<34} {:>10.1} {:>10.1} {:>10.1} {:>12} {:>10}  {}",
+            "  {:<w$} {:>10.1} {:>10.1} {:>10.1} {:>12} {:>10}  {}",
             c.label,
             c.throughput_ops_per_s,
             c.p50_us,
