@@ -9,7 +9,7 @@
 use crate::commands::platform::PlatformArgs;
 use crate::error::{Error, Result};
 use crate::platform::cpufreq::{self, request::GovernorRequest};
-use crate::platform::diagnose::{judge, Candidate, Thresholds, Verdict};
+use crate::platform::diagnose::{judge, Candidate, Spread, Thresholds, Verdict};
 use crate::platform::environment::sysfs_root;
 use crate::report::progress;
 use crate::results::{self, store::Store, summary::RunSummary};
@@ -43,8 +43,8 @@ pub struct DiagnoseArgs {
     /// alternative offered (performance, powersave, ondemand, schedutil, …, fixed:50%).
     #[arg(long, value_delimiter = ',')]
     pub governors: Vec<String>,
-    /// Runs per governor, interleaved.
-    #[arg(long, default_value_t = 1)]
+    /// Runs per governor, interleaved (their spread tells differences from noise).
+    #[arg(long, default_value_t = 2)]
     pub repeats: u32,
     /// Judge runs already stored instead of running: `all` (the latest workload's runs) or ids.
     #[arg(long, value_name = "all|ID,ID,…")]
@@ -198,13 +198,19 @@ fn run_one(
 }
 
 fn candidate(label: &str, runs: &[RunSummary]) -> Candidate {
-    let n = runs.len().max(1) as f64;
-    let mean = |f: &dyn Fn(&RunSummary) -> f64| runs.iter().map(f).sum::<f64>() / n;
+    let each = |f: &dyn Fn(&RunSummary) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let lat = |s: &RunSummary, p95: bool| {
         s.latency_us
             .get("all")
             .map_or(0.0, |l| if p95 { l.p95 } else { l.p50 })
     };
+    let (tput, p50, p95) = (
+        each(&|s| s.throughput_ops_per_s),
+        each(&|s| lat(s, false)),
+        each(&|s| lat(s, true)),
+    );
+    // Energy per operation of every run (net of its baseline when it had one), or none.
     let energy: Option<Vec<(f64, bool)>> = runs
         .iter()
         .map(|s| {
@@ -216,28 +222,27 @@ fn candidate(label: &str, runs: &[RunSummary]) -> Candidate {
             }
         })
         .collect();
+    let energy_values: Option<Vec<f64>> =
+        energy.as_ref().map(|v| v.iter().map(|(e, _)| *e).collect());
     let khz: Vec<u64> = runs
         .iter()
         .filter_map(|s| {
             let f = s.frequency.as_ref()?;
-            let table = if f.residency.is_empty() {
-                &f.sampled
-            } else {
-                &f.residency
-            };
-            let v: Vec<u64> = table.iter().filter_map(|p| p.mean_khz).collect();
+            let v: Vec<u64> = f
+                .best_residency()
+                .iter()
+                .filter_map(|p| p.mean_khz)
+                .collect();
             (!v.is_empty()).then(|| v.iter().sum::<u64>() / v.len() as u64)
         })
         .collect();
     Candidate {
         label: label.to_string(),
         runs: runs.iter().map(|s| s.id).collect(),
-        throughput_ops_per_s: mean(&|s| s.throughput_ops_per_s),
-        p50_us: mean(&|s| lat(s, false)),
-        p95_us: mean(&|s| lat(s, true)),
-        energy_uj_per_op: energy
-            .as_ref()
-            .map(|v| v.iter().map(|(e, _)| e).sum::<f64>() / n),
+        throughput_ops_per_s: mean(&tput),
+        p50_us: mean(&p50),
+        p95_us: mean(&p95),
+        energy_uj_per_op: energy_values.as_deref().map(mean),
         energy_basis: energy.map(|v| {
             if v.iter().all(|(_, net)| *net) {
                 "net"
@@ -247,6 +252,12 @@ fn candidate(label: &str, runs: &[RunSummary]) -> Candidate {
             .into()
         }),
         mean_khz: (!khz.is_empty()).then(|| khz.iter().sum::<u64>() / khz.len() as u64),
+        spread: Spread {
+            throughput: Spread::of(&tput),
+            p50: Spread::of(&p50),
+            p95: Spread::of(&p95),
+            energy: energy_values.as_deref().and_then(Spread::of),
+        },
     }
 }
 

@@ -4,7 +4,9 @@
 //! operation) is rated against the best candidate — good within 5%, warning within 25%, bad
 //! beyond (thresholds in [`Thresholds`]) — and the findings are said in plain words: whether the
 //! current governor costs latency or energy, which alternative does better on throughput,
-//! median and p95, and by how much.
+//! median and p95, and by how much. When governors ran more than once, a difference must also
+//! exceed the run-to-run spread of the candidates compared to count; with one run each, the
+//! verdict says that noise could not be estimated.
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +26,30 @@ pub struct Candidate {
     pub energy_basis: Option<String>,
     /// Time-weighted mean frequency over the policies, kHz.
     pub mean_khz: Option<u64>,
+    /// Run-to-run spread of each metric, (max − min) / mean; `None` with a single run.
+    pub spread: Spread,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Spread {
+    pub throughput: Option<f64>,
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+    pub energy: Option<f64>,
+}
+
+impl Spread {
+    /// (max − min) / mean of `values`; `None` for fewer than two.
+    pub fn of(values: &[f64]) -> Option<f64> {
+        if values.len() < 2 {
+            return None;
+        }
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let (lo, hi) = values
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+        (mean > 0.0).then(|| (hi - lo) / mean)
+    }
 }
 
 /// Relative gaps that separate good / warning / bad.
@@ -62,6 +88,9 @@ pub struct Comparison {
     pub current_value: f64,
     /// How much worse the current governor is than the best (0 when it is the best).
     pub current_gap: f64,
+    /// The gap below which current and best are not told apart: the threshold, or the
+    /// run-to-run spread of either when larger.
+    pub noise: f64,
     /// Rating per candidate, in candidate order.
     pub ratings: Vec<(String, Rating)>,
 }
@@ -77,62 +106,94 @@ pub struct Verdict {
     pub findings: Vec<String>,
 }
 
-/// Name, value, direction, unit.
-type Metric = (
-    &'static str,
-    fn(&Candidate) -> Option<f64>,
-    Better,
-    &'static str,
-);
-
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Better {
     Higher,
     Lower,
 }
 
-fn compare(
-    metric: &str,
-    cands: &[Candidate],
-    current: usize,
-    t: &Thresholds,
-    value: impl Fn(&Candidate) -> Option<f64>,
+struct Metric {
+    name: &'static str,
+    unit: &'static str,
     better: Better,
-) -> Option<Comparison> {
-    let vals: Vec<f64> = cands.iter().map(&value).collect::<Option<Vec<_>>>()?;
+    value: fn(&Candidate) -> Option<f64>,
+    spread: fn(&Candidate) -> Option<f64>,
+}
+
+const LATENCY_METRICS: [Metric; 3] = [
+    Metric {
+        name: "throughput",
+        unit: "ops/s",
+        better: Better::Higher,
+        value: |c| Some(c.throughput_ops_per_s),
+        spread: |c| c.spread.throughput,
+    },
+    Metric {
+        name: "median latency",
+        unit: "µs",
+        better: Better::Lower,
+        value: |c| Some(c.p50_us),
+        spread: |c| c.spread.p50,
+    },
+    Metric {
+        name: "p95 latency",
+        unit: "µs",
+        better: Better::Lower,
+        value: |c| Some(c.p95_us),
+        spread: |c| c.spread.p95,
+    },
+];
+
+const ENERGY: Metric = Metric {
+    name: "energy per operation",
+    unit: "µJ",
+    better: Better::Lower,
+    value: |c| c.energy_uj_per_op,
+    spread: |c| c.spread.energy,
+};
+
+fn compare(m: &Metric, cands: &[Candidate], current: usize, t: &Thresholds) -> Option<Comparison> {
+    let vals: Vec<f64> = cands.iter().map(m.value).collect::<Option<Vec<_>>>()?;
     let (best_i, best) = vals
         .iter()
         .copied()
         .enumerate()
-        .reduce(|a, b| match better {
+        .reduce(|a, b| match m.better {
             Better::Higher if b.1 > a.1 => b,
             Better::Lower if b.1 < a.1 => b,
             _ => a,
         })?;
-    let gap = |v: f64| match better {
+    let gap = |v: f64| match m.better {
         Better::Higher if v > 0.0 => (best - v) / best.max(f64::MIN_POSITIVE),
         Better::Lower if best > 0.0 => (v - best) / best,
         _ => 0.0,
     };
-    let rate = |g: f64| {
-        if g <= t.same {
+    let noise = |i: usize| {
+        let s = |c: &Candidate| (m.spread)(c).unwrap_or(0.0);
+        t.same.max(s(&cands[i])).max(s(&cands[best_i]))
+    };
+    let rate = |i: usize, g: f64| {
+        if g <= noise(i) {
             Rating::Good
-        } else if g <= t.bad {
+        } else if g <= t.bad.max(noise(i)) {
             Rating::Warning
         } else {
             Rating::Bad
         }
     };
+    let round = |v: f64| (v * 1e4).round() / 1e4;
     Some(Comparison {
-        metric: metric.to_string(),
+        metric: m.name.to_string(),
         best: cands[best_i].label.clone(),
         best_value: best,
         current_value: vals[current],
-        current_gap: (gap(vals[current]) * 1e4).round() / 1e4,
+        current_gap: round(gap(vals[current])),
+        noise: round(noise(current)),
         ratings: cands
             .iter()
             .zip(&vals)
-            .map(|(c, v)| (c.label.clone(), rate(gap(*v))))
+            .enumerate()
+            .map(|(i, (c, v))| (c.label.clone(), rate(i, gap(*v))))
             .collect(),
     })
 }
@@ -146,32 +207,22 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
     let cur = &cands[current];
     let mut comparisons = Vec::new();
     let mut findings = Vec::new();
-    let metrics: [Metric; 3] = [
-        (
-            "throughput",
-            |c| Some(c.throughput_ops_per_s),
-            Better::Higher,
-            "ops/s",
-        ),
-        ("median latency", |c| Some(c.p50_us), Better::Lower, "µs"),
-        ("p95 latency", |c| Some(c.p95_us), Better::Lower, "µs"),
-    ];
     let mut costs_latency = false;
-    for (name, f, better, unit) in metrics {
-        let Some(c) = compare(name, cands, current, t, f, better) else {
+    for m in &LATENCY_METRICS {
+        let Some(c) = compare(m, cands, current, t) else {
             continue;
         };
-        if c.current_gap > t.same {
-            if name != "throughput" {
-                costs_latency = true;
-            }
-            let (worse, more) = match better {
-                Better::Higher => ("lower", "higher"),
-                Better::Lower => ("slower", "faster"),
-            };
-            let rel = match better {
-                Better::Higher => c.best_value / c.current_value.max(f64::MIN_POSITIVE) - 1.0,
-                Better::Lower => c.current_gap,
+        let unit = m.unit;
+        let name = m.name;
+        if c.current_gap > c.noise {
+            costs_latency |= m.better == Better::Lower;
+            let (worse, more, rel) = match m.better {
+                Better::Higher => (
+                    "lower",
+                    "higher",
+                    c.best_value / c.current_value.max(f64::MIN_POSITIVE) - 1.0,
+                ),
+                Better::Lower => ("slower", "faster", c.current_gap),
             };
             findings.push(format!(
                 "{name}: {} is {} {more} than {} ({:.1} vs {:.1} {unit}); {} is {worse} by {}.",
@@ -190,12 +241,13 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
             ));
         } else {
             findings.push(format!(
-                "{name}: {} is within {} of the best ({}, {:.1} vs {:.1} {unit}) — no meaningful difference.",
+                "{name}: {} is within {} of the best ({}, {:.1} vs {:.1} {unit}) — no meaningful difference{}.",
                 cur.label,
-                pct(t.same),
+                pct(c.noise),
                 c.best,
                 c.current_value,
-                c.best_value
+                c.best_value,
+                if c.noise > t.same { " given the run-to-run spread" } else { "" }
             ));
         }
         comparisons.push(c);
@@ -209,23 +261,15 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
             )
         } else {
             format!(
-                "The governor is not costing latency: no alternative is more than {} faster than {} at the median or p95.",
-                pct(t.same),
+                "The governor is not costing latency: no alternative is meaningfully faster than {} at the median or p95.",
                 cur.label
             )
         },
     );
-    let energy = compare(
-        "energy per operation",
-        cands,
-        current,
-        t,
-        |c| c.energy_uj_per_op,
-        Better::Lower,
-    );
-    let costs_energy = energy.as_ref().map(|e| e.current_gap > t.same);
+    let energy = compare(&ENERGY, cands, current, t);
+    let costs_energy = energy.as_ref().map(|e| e.current_gap > e.noise);
     match &energy {
-        Some(e) if e.current_gap > t.same => findings.push(format!(
+        Some(e) if e.current_gap > e.noise => findings.push(format!(
             "Energy: {} uses {} less energy per operation than {} ({:.1} vs {:.1} µJ): the governor is costing energy.",
             e.best,
             pct(1.0 - e.best_value / e.current_value.max(f64::MIN_POSITIVE)),
@@ -236,7 +280,7 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
         Some(e) => findings.push(format!(
             "Energy: {} is within {} of the most frugal governor ({}): it is not costing energy.",
             cur.label,
-            pct(t.same),
+            pct(e.noise),
             e.best
         )),
         None => findings.push(
@@ -244,25 +288,30 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
                 .into(),
         ),
     }
-    if let (Some(e), Some(lat)) = (
-        &energy,
-        comparisons.iter().find(|c| c.metric == "median latency"),
-    ) {
-        if lat.best != e.best && lat.current_gap > t.same {
-            if let (Some(fast), Some(frugal)) = (
-                cands.iter().find(|c| c.label == lat.best),
-                cands.iter().find(|c| c.label == e.best),
-            ) {
-                if let (Some(fe), Some(ge)) = (fast.energy_uj_per_op, frugal.energy_uj_per_op) {
-                    findings.push(format!(
-                        "Trade-off: {} is fastest but uses {} more energy per operation than {}.",
-                        fast.label,
-                        pct(fe / ge.max(f64::MIN_POSITIVE) - 1.0),
-                        frugal.label
-                    ));
-                }
+    let lat = comparisons.iter().find(|c| c.metric == "median latency");
+    if let (Some(e), Some(lat)) = (&energy, lat) {
+        let fast = cands.iter().find(|c| c.label == lat.best);
+        let frugal = cands.iter().find(|c| c.label == e.best);
+        if let (true, Some(f), Some(g)) = (
+            lat.best != e.best && lat.current_gap > lat.noise,
+            fast,
+            frugal,
+        ) {
+            if let (Some(fe), Some(ge)) = (f.energy_uj_per_op, g.energy_uj_per_op) {
+                findings.push(format!(
+                    "Trade-off: {} is fastest but uses {} more energy per operation than {}.",
+                    f.label,
+                    pct(fe / ge.max(f64::MIN_POSITIVE) - 1.0),
+                    g.label
+                ));
             }
         }
+    }
+    if cands.iter().all(|c| c.runs.len() < 2) {
+        findings.push(
+            "Each governor ran once, so run-to-run noise is unknown: read differences of a few percent with care (--repeats 3 settles them)."
+                .into(),
+        );
     }
     comparisons.extend(energy);
     Verdict {
@@ -329,6 +378,32 @@ mod tests {
         let med = &v.comparisons[1];
         assert_eq!(med.ratings[0], ("schedutil".to_string(), Rating::Bad));
         assert_eq!(med.ratings[1], ("performance".to_string(), Rating::Good));
+    }
+
+    #[test]
+    fn differences_inside_the_run_to_run_spread_do_not_count() {
+        let mut a = cand("schedutil", 100.0, 110.0, 300.0, None);
+        let mut b = cand("performance", 100.0, 100.0, 300.0, None);
+        a.runs = vec![1, 3];
+        b.runs = vec![2, 4];
+        // 10% apart at the median, but repeats of the same governor differ by 20%.
+        a.spread.p50 = Some(0.2);
+        let v = judge(&[a.clone(), b.clone()], 0, &Thresholds::default());
+        assert!(!v.costs_latency, "{:?}", v.findings);
+        assert_eq!(v.comparisons[1].noise, 0.2);
+        assert!(v
+            .findings
+            .iter()
+            .any(|f| f.contains("given the run-to-run spread")));
+        a.spread.p50 = Some(0.02);
+        let v = judge(&[a, b], 0, &Thresholds::default());
+        assert!(v.costs_latency);
+        assert!(!v
+            .findings
+            .iter()
+            .any(|f| f.starts_with("Each governor ran once")));
+        assert_eq!(Spread::of(&[90.0, 110.0]), Some(0.2));
+        assert_eq!(Spread::of(&[1.0]), None);
     }
 
     #[test]

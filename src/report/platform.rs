@@ -81,11 +81,7 @@ fn frequency(o: &mut String, f: &FrequencyReport) {
         );
         return;
     };
-    let table = if f.residency.is_empty() {
-        &f.sampled
-    } else {
-        &f.residency
-    };
+    let table = f.best_residency();
     let _ = writeln!(o, "frequency  {src}");
     for p in table {
         let _ = writeln!(o, "           {}", residency(p));

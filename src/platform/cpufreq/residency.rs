@@ -28,6 +28,18 @@ pub struct FrequencyReport {
     pub per_op: Option<PerOpFrequency>,
 }
 
+impl FrequencyReport {
+    /// The residency table to show: `time_in_state` when it recorded any time (it has 10 ms
+    /// ticks, so a short run can show none), else the sampler's.
+    pub fn best_residency(&self) -> &[PolicyResidency] {
+        if self.residency.iter().any(|p| p.total_ns > 0) || self.sampled.is_empty() {
+            &self.residency
+        } else {
+            &self.sampled
+        }
+    }
+}
+
 /// Operations by the frequency at their start (from the sampler, joined by timestamp).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct PerOpFrequency {
