@@ -137,9 +137,11 @@ impl Observer {
                 }
             }
             if let Some(mut m) = state.meter {
-                // The last periodic reading may be up to a meter period old: read once more.
-                m.sample(crate::platform::clock::mono_ns());
-                energy = meter_report(m.as_ref(), end_ns - self.start_ns);
+                // The last periodic reading may be up to a meter period old: read once more,
+                // and count the energy's duration up to that reading.
+                let last = crate::platform::clock::mono_ns();
+                m.sample(last);
+                energy = meter_report(m.as_ref(), last - self.start_ns);
             }
         }
         let mut sources = Vec::new();
