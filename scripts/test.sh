@@ -53,5 +53,6 @@ results_dir=$(mktemp -d)
 trap 'rm -rf "$results_dir"' EXIT
 cargo run --release --locked --quiet -- run --quiet --results "$results_dir/smoke.db" --ops 200
 cargo run --release --locked --quiet -- results list --results "$results_dir/smoke.db"
+cargo run --release --locked --quiet -- doctor --results "$results_dir/smoke.db"
 
 say "all checks passed"

@@ -13,13 +13,17 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Read and write sysfs (cpufreq, powercap, power_supply) under this directory instead of
+    /// /sys (also: POCKETBENCH_SYSFS_ROOT); tests point it at a fake tree.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub sysfs_root: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a workload on an engine and report per-operation measurements.
     #[command(
-        after_help = "Examples:\n  pocketbench run\n  pocketbench run --workload ycsb-a --records 1000 --ops 10000 --delay fixed:1ms\n  pocketbench run --workload pocketdata-ia --index key --delay pocketdata-ramp\n  pocketbench run --workload my.properties --pacing open --delay exponential:5ms\n  pocketbench run -o journal_mode=wal -o synchronous=normal --json\n  pocketbench run --trace app.pbt --warm --raw ops.csv"
+        after_help = "Examples:\n  pocketbench run\n  pocketbench run --workload ycsb-a --records 1000 --ops 10000 --delay fixed:1ms\n  pocketbench run --workload pocketdata-ia --index key --delay pocketdata-ramp\n  pocketbench run --workload my.properties --pacing open --delay exponential:5ms\n  pocketbench run -o journal_mode=wal -o synchronous=normal --json\n  pocketbench run --trace app.pbt --warm --raw ops.csv\n  pocketbench run --governor powersave --background cpu:2:50%\n  pocketbench run --governor fixed:50% --energy battery"
     )]
     Run(RunArgs),
     /// Generate and inspect traces (pre-generated, replayable workloads).
@@ -53,6 +57,19 @@ pub enum Command {
     /// List engines, their versions and options.
     #[command(after_help = "Example:\n  pocketbench engines --json")]
     Engines(EnginesArgs),
+    /// What this device offers and lacks for measurement, and what each means for results.
+    #[command(
+        after_help = "Examples:\n  pocketbench doctor\n  pocketbench doctor --json\n  pocketbench doctor --dir /data/local/tmp --results /sdcard/pb.db\n  pocketbench doctor --restore      restore cpufreq files left changed by a killed run"
+    )]
+    Doctor(crate::commands::doctor::DoctorArgs),
+    /// Is my governor working? Compare governors on a workload and explain the difference.
+    #[command(
+        after_help = "Examples:\n  pocketbench diagnose\n  pocketbench diagnose --workload ycsb-a --governors performance,powersave,schedutil\n  pocketbench diagnose --trace myapp.pbt --background mixed\n  pocketbench diagnose --from-results all --results study.db"
+    )]
+    Diagnose(crate::commands::diagnose::DiagnoseArgs),
+    /// Energy measurements: import an external power meter's CSV into a stored run.
+    #[command(subcommand)]
+    Energy(crate::commands::energy::EnergyCommand),
     /// Replay process (internal: started by `run`).
     #[command(name = "__replay", hide = true)]
     Replay { spec: PathBuf },
@@ -139,6 +156,8 @@ pub struct RunArgs {
     /// No progress output.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    #[command(flatten)]
+    pub platform: crate::commands::platform::PlatformArgs,
 }
 
 #[derive(Subcommand, Debug)]

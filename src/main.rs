@@ -11,6 +11,10 @@ fn main() {
     // SAFETY: restoring the default disposition of SIGPIPE before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
+    if let Err(e) = commands::platform::set_sysfs_root(cli.sysfs_root.as_deref()) {
+        eprintln!("pocketbench: error: {e}");
+        std::process::exit(e.exit_code());
+    }
     let outcome = match &cli.command {
         Command::Run(args) => commands::run::main(args),
         Command::Trace(cmd) => commands::trace::main(cmd),
@@ -19,6 +23,9 @@ fn main() {
         Command::Matrix(args) => commands::matrix::main(args),
         Command::Compare(args) => commands::compare::main(args),
         Command::Report(args) => commands::report::main(args),
+        Command::Doctor(args) => commands::doctor::main(args),
+        Command::Diagnose(args) => commands::diagnose::main(args),
+        Command::Energy(cmd) => commands::energy::main(cmd),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
     };
     match outcome {

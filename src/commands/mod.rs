@@ -2,8 +2,12 @@
 //! JSON). Handlers hold no measurement logic of their own.
 
 pub mod compare;
+pub mod diagnose;
+pub mod doctor;
+pub mod energy;
 pub mod engines;
 pub mod matrix;
+pub mod platform;
 pub mod report;
 pub mod results;
 pub mod run;

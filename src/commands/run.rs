@@ -62,6 +62,7 @@ pub fn request(args: &RunArgs) -> Result<RunRequest> {
         drop_caches: args.drop_caches,
         data_dir: args.dir.clone(),
         measure_overhead: !args.no_overhead,
+        platform: args.platform.request()?,
     })
 }
 

@@ -117,61 +117,62 @@ fn mem_total_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn cpufreq_dir() -> PathBuf {
-    sysfs_root().join("devices/system/cpu/cpu0/cpufreq")
-}
-
+/// The governor of every cpufreq policy, as found (see `platform::cpufreq`).
 fn governor() -> Observed {
-    let path = cpufreq_dir().join("scaling_governor");
-    match std::fs::read_to_string(&path) {
-        Ok(g) => Observed::Value {
-            value: g.trim().to_string(),
-            how: format!("observed in {}", path.display()),
-        },
-        Err(e) => Observed::Unavailable {
-            unavailable: format!(
-                "no cpufreq governor ({}: {e}); frequency scaling cannot be observed or controlled",
-                path.display()
-            ),
-        },
+    let cf = crate::platform::cpufreq::discover(&sysfs_root());
+    if let Some(missing) = cf.missing {
+        return Observed::Unavailable {
+            unavailable: format!("{missing}; frequency scaling cannot be observed or controlled"),
+        };
+    }
+    let govs: Vec<String> = cf
+        .policies
+        .iter()
+        .map(|p| format!("{} {}", p.name, p.governor.as_deref().unwrap_or("unknown")))
+        .collect();
+    Observed::Value {
+        value: cf.policies[0]
+            .governor
+            .clone()
+            .unwrap_or_else(|| "unknown".into()),
+        how: format!("observed: {}", govs.join(", ")),
     }
 }
 
+/// How frequency residency can be observed here.
 fn cpu_frequency() -> Observed {
-    let stats = cpufreq_dir().join("stats/time_in_state");
-    let cur = cpufreq_dir().join("scaling_cur_freq");
-    if stats.exists() {
-        Observed::Value {
+    let cf = crate::platform::cpufreq::discover(&sysfs_root());
+    if let Some(missing) = cf.missing {
+        return Observed::Unavailable {
+            unavailable: format!("{missing}; frequency residency not recorded"),
+        };
+    }
+    let stats = cf.policies.iter().all(|p| p.has_time_in_state);
+    let cur = cf.policies.iter().any(|p| p.cur_khz.is_some());
+    match (stats, cur) {
+        (true, _) => Observed::Value {
             value: "time_in_state".into(),
-            how: format!("{} present", stats.display()),
-        }
-    } else if cur.exists() {
-        Observed::Value {
+            how: "stats/time_in_state on every policy".into(),
+        },
+        (false, true) => Observed::Value {
             value: "scaling_cur_freq".into(),
-            how: format!("{} present", cur.display()),
-        }
-    } else {
-        Observed::Unavailable {
-            unavailable: format!(
-                "no cpufreq ({} missing); frequency residency not recorded",
-                cpufreq_dir().display()
-            ),
-        }
+            how: "sampled (no stats/time_in_state)".into(),
+        },
+        _ => Observed::Unavailable {
+            unavailable: "cpufreq has neither stats/time_in_state nor scaling_cur_freq".into(),
+        },
     }
 }
 
+/// The energy source `--energy auto` would use here.
 fn energy() -> Observed {
-    let rapl = sysfs_root().join("class/powercap/intel-rapl:0/energy_uj");
-    match std::fs::read_to_string(&rapl) {
-        Ok(_) => Observed::Value {
-            value: "rapl".into(),
-            how: format!("{} readable", rapl.display()),
+    match crate::platform::energy::open(crate::platform::energy::Choice::Auto, &sysfs_root()) {
+        Ok(m) => Observed::Value {
+            value: m.describe(),
+            how: "best source present (see the run's `energy` section)".into(),
         },
         Err(e) => Observed::Unavailable {
-            unavailable: format!(
-                "no energy counter ({}: {e}); energy not measured",
-                rapl.display()
-            ),
+            unavailable: format!("{e}; energy not measured"),
         },
     }
 }

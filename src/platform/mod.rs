@@ -1,9 +1,20 @@
 //! The platform around a run: clocks and sleeping, process and scheduler counters, page-cache
-//! eviction, and the facts about the device (host, kernel, CPU, governor) that go into every
-//! result. Anything the device does not offer is reported as unavailable, with the reason.
+//! eviction, the facts about the device (host, kernel, CPU, governor) that go into every
+//! result, and the knobs around a run: cpufreq governors and frequency, energy, background load,
+//! and `doctor`'s survey of what the device offers. Anything the device does not offer is
+//! reported as unavailable, with the reason.
 
 pub mod atomic_file;
+pub mod background;
 pub mod cache;
 pub mod clock;
+pub mod cpufreq;
+pub mod diagnose;
+pub mod doctor;
+pub mod energy;
 pub mod environment;
+pub mod fake_sysfs;
+pub mod observe;
 pub mod process;
+pub mod sampler;
+pub mod session;

@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod html;
 pub mod output;
+pub mod platform;
 pub mod progress;
 pub mod raster;
 pub mod run_summary;

@@ -2,7 +2,6 @@
 //! harness overhead, process counters, and what the platform let us observe.
 
 use super::units::{bytes, ns};
-use crate::platform::environment::Observed;
 use crate::results::store::RunRow;
 use crate::results::summary::RunSummary;
 use std::fmt::Write as _;
@@ -192,20 +191,7 @@ fn footer(o: &mut String, s: &RunSummary, store: Option<&str>) {
         );
     }
     let _ = writeln!(o, "{line}");
-    for key in ["governor", "cpu_frequency", "energy"] {
-        if let Some(v) = s
-            .environment
-            .get(key)
-            .and_then(|v| serde_json::from_value::<Observed>(v.clone()).ok())
-        {
-            let _ = writeln!(
-                o,
-                "{:<10} {}",
-                key.replace("cpu_frequency", "frequency"),
-                v.text()
-            );
-        }
-    }
+    super::platform::render(o, s);
     if let Some(path) = store {
         let _ = writeln!(o, "stored     run #{} in {path}", s.id);
     }

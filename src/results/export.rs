@@ -7,7 +7,7 @@ use crate::run::sample::OpSample;
 use std::io::Write;
 use std::path::Path;
 
-pub const CSV_HEADER: &str = "seq,kind,ok,key,intended_ns,start_ns,end_ns,latency_ns,response_ns,cpu_ns,off_cpu_ns,sleep_requested_ns,sleep_actual_ns,io_reads,io_read_bytes,io_read_ns,io_writes,io_write_bytes,io_write_ns,io_syncs,io_sync_ns,io_truncates,io_truncate_ns";
+pub const CSV_HEADER: &str = "seq,kind,ok,key,intended_ns,start_ns,end_ns,latency_ns,response_ns,cpu_ns,off_cpu_ns,sleep_requested_ns,sleep_actual_ns,io_reads,io_read_bytes,io_read_ns,io_writes,io_write_bytes,io_write_ns,io_syncs,io_sync_ns,io_truncates,io_truncate_ns,freq_khz";
 
 pub struct CsvWriter {
     out: AtomicFile,
@@ -26,7 +26,7 @@ impl CsvWriter {
         let io = &s.io;
         writeln!(
             self.out.writer(),
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             s.seq,
             s.kind().name(),
             u8::from(s.ok),
@@ -49,7 +49,8 @@ impl CsvWriter {
             io.syncs,
             io.sync_ns,
             io.truncates,
-            io.truncate_ns
+            io.truncate_ns,
+            s.freq_khz
         )
         .run_err(format!("writing {}", self.out.path().display()))
     }

@@ -48,8 +48,12 @@ pub fn record_with(
     let mut agg = Aggregator::default();
     let mut csv = raw_csv.map(CsvWriter::create).transpose()?;
     let mut writer = store.begin_run()?;
+    let mut freq = crate::platform::cpufreq::join::open(out.platform.timeline.as_deref());
     for sample in spool(&out.spool)? {
-        let s = sample?;
+        let mut s = sample?;
+        if let Some(f) = freq.as_mut() {
+            s.freq_khz = f.at(s.start_ns, s.latency_ns()).unwrap_or(0);
+        }
         agg.add(&s);
         if keep_samples {
             writer.sample(&s, t0)?;
@@ -70,6 +74,15 @@ pub fn record_with(
     let mut summary = summary::build(out, &agg, backlog, crate::platform::clock::utc_now());
     summary.id = writer.id();
     also(&writer)?;
+    if let Some(f) = &freq {
+        if keep_samples {
+            crate::platform::cpufreq::join::store(writer.tx(), writer.id(), t0, f.timeline())
+                .run_err("results store: frequency samples")?;
+        }
+        if let Some(fr) = summary.frequency.as_mut() {
+            fr.per_op = Some(f.finish());
+        }
+    }
     writer.commit(&summary)?;
     if let Some(c) = csv {
         c.finish()?;

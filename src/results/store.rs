@@ -188,6 +188,27 @@ impl Store {
         serde_json::from_str(&text).run_err(format!("results store: run {id}"))
     }
 
+    /// Replace the summary of stored run `id` (e.g. after importing an external meter's
+    /// energy), in one statement.
+    pub fn replace_summary(&self, summary: &RunSummary) -> Result<()> {
+        let json = serde_json::to_string(summary).run_err("results store: summary")?;
+        let n = self
+            .conn
+            .execute(
+                "UPDATE runs SET summary = ?1 WHERE id = ?2",
+                params![json, summary.id],
+            )
+            .run_err("results store: update run")?;
+        if n == 0 {
+            return Err(Error::input(format!(
+                "no run with id {} in {}",
+                summary.id,
+                self.path.display()
+            )));
+        }
+        Ok(())
+    }
+
     /// Number of samples stored for run `id`.
     pub fn sample_count(&self, id: i64) -> Result<u64> {
         self.conn

@@ -6,7 +6,11 @@ use super::aggregate::{Aggregator, Schedule, TimeSplit};
 use super::stats::LatencySummary;
 use crate::engine::io::IoStats;
 use crate::engine::EngineInfo;
+use crate::platform::background::BackgroundReport;
 use crate::platform::cache::CacheState;
+use crate::platform::cpufreq::control::GovernorOutcome;
+use crate::platform::cpufreq::residency::FrequencyReport;
+use crate::platform::energy::{EnergyReport, Markers};
 use crate::platform::environment::Environment;
 use crate::platform::process::ProcessCounters;
 use crate::run::overhead::Overhead;
@@ -52,6 +56,22 @@ pub struct RunSummary {
     pub overhead: Option<Overhead>,
     pub process: ProcessCounters,
     pub environment: serde_json::Value,
+    /// CPU governor during the run: set and verified, or observed (with why control was
+    /// unavailable). Absent in runs stored before it existed.
+    #[serde(default)]
+    pub governor: Option<GovernorOutcome>,
+    /// Frequency residency, sampler cost, latency by frequency at operation start.
+    #[serde(default)]
+    pub frequency: Option<FrequencyReport>,
+    /// Energy over the run and net of an idle baseline; null with the reason when unmeasured.
+    #[serde(default)]
+    pub energy: Option<EnergyReport>,
+    /// Background load during the run and what it used.
+    #[serde(default)]
+    pub background: Option<BackgroundReport>,
+    /// The run's (and baseline's) start and end on the monotonic and wall clocks.
+    #[serde(default)]
+    pub markers: Option<Markers>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -98,8 +118,15 @@ pub fn build(
         total.add(s);
     }
     io.insert("total".into(), total);
-    let environment =
+    let mut environment =
         serde_json::to_value(Environment::capture()).unwrap_or(serde_json::Value::Null);
+    if out.platform.governor.control == "set" {
+        // Captured after the restore: say what was in force during the run instead.
+        environment["governor"] = serde_json::json!({
+            "value": out.platform.governor.requested,
+            "how": "set by pocketbench for the run, restored afterwards (see `governor`)",
+        });
+    }
     RunSummary {
         id: 0,
         created_at,
@@ -148,5 +175,10 @@ pub fn build(
         overhead: out.overhead,
         process: r.process,
         environment,
+        governor: Some(out.platform.governor.clone()),
+        frequency: Some(out.platform.frequency.clone()),
+        energy: Some(out.platform.energy.clone()),
+        background: out.platform.background.clone(),
+        markers: out.platform.markers,
     }
 }

@@ -10,6 +10,7 @@ use crate::engine::io::{FileKind, IoStats};
 use crate::engine::{self, Engine, EngineInfo};
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::clock::mono_ns;
+use crate::platform::observe::{Observation, ObserveSpec, Observer};
 use crate::platform::process::ProcessCounters;
 use crate::workload::delay::DelayModel;
 use crate::workload::trace::TraceReader;
@@ -32,6 +33,9 @@ pub struct ReplaySpec {
     pub seed: u64,
     pub spool: PathBuf,
     pub report: PathBuf,
+    /// Frequency and energy to observe beside the replay.
+    #[serde(default)]
+    pub observe: ObserveSpec,
 }
 
 /// What the replay process measured besides the samples.
@@ -51,6 +55,9 @@ pub struct ReplayReport {
     pub io_by_kind: BTreeMap<String, IoStats>,
     pub process: ProcessCounters,
     pub timer_slack_ns: Option<u64>,
+    /// Frequency and energy observed beside the replay.
+    #[serde(default)]
+    pub observation: Option<Observation>,
 }
 
 /// Streams samples to the spool file.
@@ -64,6 +71,9 @@ impl SampleSink for SpoolSink {
 
 /// Entry point of `pocketbench __replay SPEC.json`.
 pub fn main(spec_path: &Path) -> Result<()> {
+    // Die with the parent, even a SIGKILLed one: it owns the run (and any governor setting).
+    // SAFETY: PR_SET_PDEATHSIG takes a plain signal number.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) };
     let text = std::fs::read_to_string(spec_path)
         .run_err(format!("replay spec {}", spec_path.display()))?;
     let spec: ReplaySpec = serde_json::from_str(&text).run_err("replay spec")?;
@@ -90,6 +100,8 @@ pub fn replay_with(
     let delay = spec.delay.as_deref().map(DelayModel::parse).transpose()?;
     let file = File::create(&spec.spool).run_err(format!("creating {}", spec.spool.display()))?;
     let mut sink = SpoolSink(BufWriter::with_capacity(1 << 20, file));
+    // SAFETY: gettid has no arguments.
+    let observer = Observer::start(&spec.observe, unsafe { libc::gettid() });
     let totals = replay(
         engine,
         reader,
@@ -97,14 +109,17 @@ pub fn replay_with(
         Delays::new(delay.as_ref(), spec.seed),
         &mut sink,
     )?;
+    let observation = observer.finish();
     sink.0.flush().run_err("writing samples")?;
-    Ok(report(
+    let mut report = report(
         engine.info(),
         totals,
         process_start_ns,
         open_ns,
         timer_slack_ns,
-    ))
+    );
+    report.observation = Some(observation);
+    Ok(report)
 }
 
 fn report(
@@ -131,6 +146,7 @@ fn report(
         io_by_kind,
         process: t.process,
         timer_slack_ns,
+        observation: None,
     }
 }
 
@@ -141,12 +157,19 @@ pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
     std::fs::write(&spec_path, serde_json::to_vec(spec).run_err("replay spec")?)
         .run_err(format!("writing {}", spec_path.display()))?;
     let exe = std::env::current_exe().run_err("locating the pocketbench binary")?;
-    let status = std::process::Command::new(exe)
-        .arg("__replay")
-        .arg(&spec_path)
-        .stdin(std::process::Stdio::null())
-        .status()
-        .run_err("starting the replay process")?;
+    let mut child =
+        crate::platform::cpufreq::restore::unblocked(&mut std::process::Command::new(exe))
+            .arg("__replay")
+            .arg(&spec_path)
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .run_err("starting the replay process")?;
+    // A SIGTERM to this process stops the replay too (see platform::cpufreq::restore).
+    crate::platform::cpufreq::restore::register_child(child.id(), false);
+    let status = child.wait();
+    crate::platform::cpufreq::restore::unregister_child(child.id());
+    crate::platform::cpufreq::restore::wait_if_terminating();
+    let status = status.run_err("waiting for the replay process")?;
     match status.code() {
         Some(0) => {}
         Some(2) => {

@@ -47,6 +47,8 @@ pub struct RunRequest {
     /// Keep the database here instead of a temporary directory.
     pub data_dir: Option<PathBuf>,
     pub measure_overhead: bool,
+    /// Governor, background load, frequency and energy observation around the replay.
+    pub platform: crate::platform::session::PlatformRequest,
 }
 
 /// What a run produced, before it is summarised and stored.
@@ -68,6 +70,8 @@ pub struct RunOutput {
     pub report: ReplayReport,
     pub spool: PathBuf,
     pub overhead: Option<overhead::Overhead>,
+    /// Governor, frequency, energy and background load around the replay.
+    pub platform: crate::platform::session::PlatformOutcome,
     /// Keeps the temporary directory (database, trace, spool) alive until the run is stored.
     pub workdir: Workdir,
 }
@@ -133,6 +137,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
     }
     let (header, totals) = trace::verify(&trace_path)?;
     engine::check(&req.engine, &req.options, &header.workload.model)?;
+    req.platform.check()?;
     Ok(Prepared {
         workdir,
         trace_path,
@@ -166,7 +171,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
     } = prepared;
     let data_dir = workdir.path().join("db");
     std::fs::create_dir_all(&data_dir).run_err(format!("creating {}", data_dir.display()))?;
-    let spec = ReplaySpec {
+    let mut spec = ReplaySpec {
         trace: trace_path.clone(),
         data_dir: data_dir.clone(),
         engine: req.engine.clone(),
@@ -176,6 +181,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         seed: req.seed,
         spool: workdir.path().join("samples.spool"),
         report: workdir.path().join("replay.json"),
+        observe: Default::default(),
     };
 
     crate::report::progress::phase(&format!(
@@ -185,6 +191,8 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
     let mut engine = engine::open(&req.engine, &req.options, &data_dir)?;
     let mut reader = TraceReader::open(&trace_path)?;
     let load = load::load(engine.as_mut(), &mut reader)?;
+    let mut session = crate::platform::session::Session::begin(&req.platform, workdir.path())?;
+    spec.observe = session.observe_spec();
 
     let (cache, mode, spawn_ns, report) = if req.warm {
         crate::report::progress::phase(&format!(
@@ -209,6 +217,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         (cache, "fresh-process", spawn_ns, report)
     };
 
+    session.baseline(report.run_end_ns.saturating_sub(report.run_start_ns));
     let overhead = if req.measure_overhead {
         crate::report::progress::phase("measuring harness overhead on the null engine");
         Some(overhead::measure(&trace_path)?)
@@ -216,6 +225,11 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         None
     };
     let delay_seed = replay_delay.is_some().then_some(req.seed);
+    let platform = session.finish(
+        report.observation.clone(),
+        (report.run_start_ns, report.run_end_ns),
+        report.ops,
+    );
     let delay = replay_delay.map_or_else(|| header.delay.clone(), |d| d.to_string());
     Ok(RunOutput {
         header,
@@ -231,6 +245,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         report,
         spool: spec.spool,
         overhead,
+        platform,
         workdir,
     })
 }

@@ -118,6 +118,7 @@ pub fn replay(
             sleep_requested_ns: wait.requested_ns,
             sleep_actual_ns: wait.actual_ns,
             io: io1.minus(&io0).total(),
+            freq_khz: 0,
         })?;
         seq += 1;
     }

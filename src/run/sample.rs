@@ -25,6 +25,9 @@ pub struct OpSample {
     pub sleep_actual_ns: u64,
     /// File I/O the operation caused (all file kinds).
     pub io: IoStats,
+    /// CPU frequency (kHz) of the replay thread's CPU at the operation's start, joined from the
+    /// frequency sampler when the run is recorded; 0 = not sampled.
+    pub freq_khz: u32,
 }
 
 /// Bytes per sample in the spool.
@@ -61,7 +64,7 @@ impl OpSample {
             self.cpu_ns,
             self.sleep_requested_ns,
             self.sleep_actual_ns,
-            0,
+            u64::from(self.freq_khz),
             io.reads,
             io.read_bytes,
             io.read_ns,
@@ -107,6 +110,7 @@ impl OpSample {
             cpu_ns: w(5),
             sleep_requested_ns: w(6),
             sleep_actual_ns: w(7),
+            freq_khz: w(8) as u32,
             io: IoStats {
                 reads: w(9),
                 read_bytes: w(10),
@@ -146,6 +150,7 @@ mod tests {
                 syncs: 1,
                 ..Default::default()
             },
+            freq_khz: 1_800_000,
         };
         let mut buf = Vec::new();
         s.encode(&mut buf).unwrap();

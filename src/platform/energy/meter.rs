@@ -1,0 +1,281 @@
+//! An external power meter's CSV (a Monsoon export, a USB power meter, a bench supply log),
+//! aligned to a run's wall-clock markers and integrated over the run and its idle baseline.
+//!
+//! Columns are found by header name, case-insensitively, with units from the name:
+//! a time column (`Time (s)`, `time_ms`, `timestamp`…; s, ms, us, ns), and either a power
+//! column (`Power (mW)`, W, mW, uW) or a current column (`Current (mA)`; A, mA, uA) with a
+//! voltage column (`Voltage (V)`; V, mV) or a fixed `--voltage`. Timestamps that look like Unix
+//! time (≥ 10⁹ s) are absolute; otherwise they are relative to the start of the recording,
+//! which `--meter-start` (Unix seconds) or `--align start` (recording began with the run)
+//! places on the run's clock. `--offset` corrects skew between the meter's and device's clocks.
+
+use super::Window;
+
+/// Power readings on the Unix clock.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PowerTrace {
+    /// (Unix ns, watts), sorted by time.
+    pub points: Vec<(i128, f64)>,
+    /// What was read, for the result (`Main Avg Power (mW)`, …).
+    pub columns: String,
+}
+
+/// How to place the CSV's time on the run's clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Alignment {
+    /// Unix ns of the recording's time 0 (relative timestamps).
+    pub meter_start_unix_ns: Option<i128>,
+    /// Added to every timestamp after placing it.
+    pub offset_ns: i64,
+    /// Volts, when the CSV has current but no voltage column.
+    pub fixed_voltage: Option<f64>,
+}
+
+#[derive(Clone, Copy)]
+struct Column {
+    index: usize,
+    scale: f64,
+}
+
+/// Parse `text` (from `file`, named in errors) into a power trace. For relative timestamps,
+/// `align.meter_start_unix_ns` must be set.
+pub fn parse(text: &str, file: &str, align: &Alignment) -> Result<PowerTrace, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
+    let (_, header) = lines.next().ok_or_else(|| format!("{file}: empty file"))?;
+    let sep = [',', ';', '\t']
+        .into_iter()
+        .max_by_key(|c| header.matches(*c).count())
+        .unwrap_or(',');
+    let names: Vec<String> = header.split(sep).map(|h| h.trim().to_lowercase()).collect();
+    let find = |keys: &[&str], units: &[(&str, f64)], default: f64| -> Option<Column> {
+        let index = names
+            .iter()
+            .position(|n| keys.iter().any(|k| n.contains(k)))?;
+        let n = &names[index];
+        let scale = units
+            .iter()
+            .find(|(u, _)| unit_of(n).as_deref() == Some(*u))
+            .map_or(default, |(_, s)| *s);
+        Some(Column { index, scale })
+    };
+    let time = find(
+        &["time", "timestamp"],
+        &[
+            ("s", 1e9),
+            ("sec", 1e9),
+            ("ms", 1e6),
+            ("us", 1e3),
+            ("µs", 1e3),
+            ("ns", 1.0),
+        ],
+        1e9,
+    )
+    .ok_or_else(|| format!("{file}: no time column in header `{header}`"))?;
+    let power = find(&["power"], &[("w", 1.0), ("mw", 1e-3), ("uw", 1e-6)], 1.0);
+    let current = find(&["current"], &[("a", 1.0), ("ma", 1e-3), ("ua", 1e-6)], 1.0);
+    let voltage = find(&["volt"], &[("v", 1.0), ("mv", 1e-3)], 1.0);
+    let columns = match (power, current, voltage, align.fixed_voltage) {
+        (Some(p), ..) => header_name(header, sep, p.index),
+        (None, Some(c), Some(v), _) => format!(
+            "{} × {}",
+            header_name(header, sep, c.index),
+            header_name(header, sep, v.index)
+        ),
+        (None, Some(c), None, Some(v)) => format!("{} × {v} V", header_name(header, sep, c.index)),
+        _ => {
+            return Err(format!(
+                "{file}: needs a power column, or current and voltage columns (or --voltage); header is `{header}`"
+            ))
+        }
+    };
+    let mut raw = Vec::new();
+    for (no, line) in lines {
+        let cells: Vec<&str> = line.split(sep).map(str::trim).collect();
+        let cell = |c: Column, what: &str| -> Result<f64, String> {
+            cells
+                .get(c.index)
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| v.is_finite())
+                .map(|v| v * c.scale)
+                .ok_or_else(|| format!("{file}: line {}: no numeric {what}", no + 1))
+        };
+        let watts = match (power, current, voltage) {
+            (Some(p), ..) => cell(p, "power")?,
+            (None, Some(c), Some(v)) => cell(c, "current")? * cell(v, "voltage")?,
+            (None, Some(c), None) => cell(c, "current")? * align.fixed_voltage.unwrap_or(0.0),
+            _ => unreachable!("checked above"),
+        };
+        raw.push((cell(time, "time")?, watts.abs()));
+    }
+    if raw.len() < 2 {
+        return Err(format!("{file}: needs at least two readings"));
+    }
+    let absolute = raw[0].0 >= 1e18; // ≥ 10⁹ s, in ns
+    let base = if absolute {
+        0
+    } else {
+        align.meter_start_unix_ns.ok_or_else(|| {
+            format!(
+                "{file}: timestamps are relative ({:.3} s … {:.3} s); give --meter-start UNIX_SECONDS \
+                 or --align start to place them on the run's clock",
+                raw[0].0 / 1e9,
+                raw[raw.len() - 1].0 / 1e9
+            )
+        })?
+    };
+    let mut points: Vec<(i128, f64)> = raw
+        .into_iter()
+        .map(|(t, w)| (base + t.round() as i128 + i128::from(align.offset_ns), w))
+        .collect();
+    points.sort_by_key(|p| p.0);
+    Ok(PowerTrace { points, columns })
+}
+
+/// `name (mw)` → `mw`; `time_ms` → `ms`.
+fn unit_of(name: &str) -> Option<String> {
+    if let (Some(a), Some(b)) = (name.rfind('('), name.rfind(')')) {
+        if a < b {
+            return Some(name[a + 1..b].trim().to_string());
+        }
+    }
+    name.rsplit(['_', ' ', '['])
+        .next()
+        .map(|u| u.trim_end_matches(']').to_string())
+}
+
+fn header_name(header: &str, sep: char, i: usize) -> String {
+    header
+        .split(sep)
+        .nth(i)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+impl PowerTrace {
+    /// Energy (µJ) between two Unix-ns instants: trapezoids between readings, interpolated at
+    /// the edges. The readings must cover the whole window.
+    pub fn energy_uj(&self, w: &Window) -> Result<u64, String> {
+        let (a, b) = (i128::from(w.start_unix_ns), i128::from(w.end_unix_ns));
+        let (first, last) = (self.points[0].0, self.points[self.points.len() - 1].0);
+        if a < first || b > last {
+            return Err(format!(
+                "the readings cover {} … {} but the window is {} … {} (Unix s); \
+                 check --meter-start / --offset",
+                secs(first),
+                secs(last),
+                secs(a),
+                secs(b)
+            ));
+        }
+        let at = |t: i128| -> f64 {
+            let i = self.points.partition_point(|p| p.0 <= t);
+            let (t1, w1) = self.points[i.saturating_sub(1)];
+            match self.points.get(i) {
+                Some(&(t2, w2)) if t2 > t1 => w1 + (w2 - w1) * (t - t1) as f64 / (t2 - t1) as f64,
+                _ => w1,
+            }
+        };
+        let mut knots = vec![(a, at(a))];
+        knots.extend(self.points.iter().copied().filter(|p| p.0 > a && p.0 < b));
+        knots.push((b, at(b)));
+        let joules: f64 = knots
+            .windows(2)
+            .map(|k| (k[0].1 + k[1].1) / 2.0 * (k[1].0 - k[0].0) as f64 / 1e9)
+            .sum();
+        Ok((joules * 1e6).round() as u64)
+    }
+}
+
+fn secs(ns: i128) -> String {
+    format!("{:.3}", ns as f64 / 1e9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: u64 = 1_700_000_000_000_000_000;
+
+    fn window(from_s: f64, to_s: f64) -> Window {
+        Window {
+            start_unix_ns: T0 + (from_s * 1e9) as u64,
+            end_unix_ns: T0 + (to_s * 1e9) as u64,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn monsoon_export_relative_time_aligned_to_the_run() {
+        let csv = "Time (s),Main Avg Current (mA),Main Voltage (V)\n0,500,4\n1,500,4\n2,1000,4\n3,1000,4\n";
+        let align = Alignment {
+            meter_start_unix_ns: Some(i128::from(T0)),
+            ..Default::default()
+        };
+        let tr = parse(csv, "m.csv", &align).unwrap();
+        assert_eq!(tr.columns, "Main Avg Current (mA) × Main Voltage (V)");
+        // 2 W for 0..1 s, ramp 2→4 W over 1..2 s, 4 W for 2..3 s.
+        assert_eq!(
+            tr.energy_uj(&window(0.0, 3.0)),
+            Ok(2_000_000 + 3_000_000 + 4_000_000)
+        );
+        // Edges are interpolated: 0.5..1.5 s = 1 J + (2 W→3 W)/2 × 0.5 s = 1 + 1.25 J.
+        assert_eq!(tr.energy_uj(&window(0.5, 1.5)), Ok(2_250_000));
+        let err = tr.energy_uj(&window(2.0, 4.0)).unwrap_err();
+        assert!(err.contains("the readings cover"), "{err}");
+    }
+
+    #[test]
+    fn absolute_timestamps_power_column_and_offset() {
+        let t = |s: f64| (T0 as f64 / 1e6 + s * 1e3) as u64; // ms since epoch
+        let csv = format!(
+            "timestamp_ms;power (mW)\n{};1000\n{};1000\n",
+            t(0.0),
+            t(10.0)
+        );
+        let align = Alignment {
+            offset_ns: 1_000_000_000,
+            ..Default::default()
+        };
+        let tr = parse(&csv, "p.csv", &align).unwrap();
+        // Shifted by +1 s: covers 1..11 s.
+        assert_eq!(tr.energy_uj(&window(1.0, 11.0)), Ok(10_000_000));
+        assert!(tr.energy_uj(&window(0.0, 2.0)).is_err());
+    }
+
+    #[test]
+    fn bad_files_name_the_problem() {
+        let a = Alignment::default();
+        assert!(parse("", "x.csv", &a)
+            .unwrap_err()
+            .contains("x.csv: empty file"));
+        assert!(parse("a,b\n1,2\n3,4", "x.csv", &a)
+            .unwrap_err()
+            .contains("no time column"));
+        assert!(parse("time,current\n0,1\n1,1", "x.csv", &a)
+            .unwrap_err()
+            .contains("--voltage"));
+        let rel = parse("time,power\n0,1\n1,1", "x.csv", &a).unwrap_err();
+        assert!(
+            rel.contains("relative") && rel.contains("--meter-start"),
+            "{rel}"
+        );
+        let bad = parse("time,power\n0,1\n1,oops", "x.csv", &a).unwrap_err();
+        assert!(bad.contains("line 3: no numeric power"), "{bad}");
+        let fixed = Alignment {
+            fixed_voltage: Some(5.0),
+            meter_start_unix_ns: Some(0),
+            ..Default::default()
+        };
+        assert_eq!(
+            parse("time,current (A)\n0,1\n1,1", "x.csv", &fixed)
+                .unwrap()
+                .points[0]
+                .1,
+            5.0
+        );
+    }
+}
