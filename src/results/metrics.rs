@@ -107,10 +107,27 @@ impl Metric {
     }
 }
 
-/// Energy of a run in joules, when an energy source measured it: summary key `energy_j`, or
-/// `energy.joules`. Absent means not measured.
+/// Energy of a run in joules, when an energy source measured it: net of the idle baseline
+/// (`energy.net_uj`) when there is one, as the PocketData study reported it, else the run's
+/// own energy (`energy.run.energy_uj`). Absent means not measured.
 pub fn energy_j(raw: &serde_json::Value) -> Option<f64> {
-    raw.get("energy_j")
-        .or_else(|| raw.pointer("/energy/joules"))
-        .and_then(serde_json::Value::as_f64)
+    let uj = |path: &str| raw.pointer(path).and_then(serde_json::Value::as_f64);
+    uj("/energy/net_uj")
+        .or_else(|| uj("/energy/run/energy_uj"))
+        .map(|uj| uj / 1e6)
+}
+
+#[cfg(test)]
+mod energy_tests {
+    use super::energy_j;
+    use serde_json::json;
+
+    #[test]
+    fn net_energy_wins_over_run_energy_and_absence_is_none() {
+        let both = json!({"energy": {"net_uj": 1_500_000, "run": {"energy_uj": 4_000_000}}});
+        assert_eq!(energy_j(&both), Some(1.5));
+        let run_only = json!({"energy": {"net_uj": null, "run": {"energy_uj": 4_000_000}}});
+        assert_eq!(energy_j(&run_only), Some(4.0));
+        assert_eq!(energy_j(&json!({"energy": {"source": null}})), None);
+    }
 }

@@ -158,16 +158,18 @@ fn single(name: &str, label: &str) -> Axis {
 
 /// The governors this process could set on CPU 0, or why it cannot set any.
 fn governors_settable() -> std::result::Result<Vec<String>, String> {
-    let dir = sysfs_root().join("devices/system/cpu/cpu0/cpufreq");
-    let available = dir.join("scaling_available_governors");
-    let text =
-        std::fs::read_to_string(&available).map_err(|e| format!("{}: {e}", available.display()))?;
-    let control = dir.join("scaling_governor");
+    use crate::platform::cpufreq::{self, control::refusal};
+    let cf = cpufreq::discover(&sysfs_root());
+    if let Some(why) = &cf.missing {
+        return Err(why.clone());
+    }
+    let policy = cf.policies.first().ok_or("no cpufreq policy")?;
+    let control = policy.dir.join("scaling_governor");
     std::fs::OpenOptions::new()
         .write(true)
         .open(&control)
-        .map_err(|e| format!("{}: {e}", control.display()))?;
-    Ok(text.split_whitespace().map(str::to_string).collect())
+        .map_err(|e| format!("{}: {}", control.display(), refusal(&e)))?;
+    Ok(policy.available_governors.clone())
 }
 
 #[cfg(test)]
