@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod error;
+pub mod flash;
 pub mod platform;
 pub mod report;
 pub mod results;
