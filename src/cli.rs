@@ -37,6 +37,9 @@ pub enum Command {
     /// List engines, their versions and options.
     #[command(after_help = "Example:\n  pocketbench engines --json")]
     Engines(EnginesArgs),
+    /// The NAND flash model: replay a saved I/O trace, validate it, list presets.
+    #[command(subcommand)]
+    Flash(crate::commands::flash::FlashCommand),
     /// Replay process (internal: started by `run`).
     #[command(name = "__replay", hide = true)]
     Replay { spec: PathBuf },
@@ -123,6 +126,13 @@ pub struct RunArgs {
     /// No progress output.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Save the database's file-level I/O trace (load and run phases) for the flash model.
+    #[arg(long, value_name = "FILE")]
+    pub flash_trace: Option<PathBuf>,
+    /// Model the I/O trace on NAND flash and add the (modelled) counters to the summary:
+    /// PRESET[,key=value…], e.g. mlc-4k,op=0.15 (see `pocketbench flash presets`).
+    #[arg(long, value_name = "SPEC", num_args = 0..=1, default_missing_value = "slc-2k")]
+    pub flash_model: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -16,6 +16,7 @@ fn main() {
         Command::Trace(cmd) => commands::trace::main(cmd),
         Command::Results(cmd) => commands::results::main(cmd),
         Command::Engines(args) => commands::engines::main(args),
+        Command::Flash(cmd) => commands::flash::main(cmd),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
     };
     match outcome {

@@ -2,6 +2,7 @@
 //! JSON). Handlers hold no measurement logic of their own.
 
 pub mod engines;
+pub mod flash;
 pub mod results;
 pub mod run;
 pub mod trace;

@@ -107,15 +107,11 @@ pub fn simulate_uniform(
 }
 
 /// The validation grid of `flash validate`: each ρ with each policy.
-pub fn table(base: &ModelConfig, ops: &[f64], policies: &[VictimPolicy]) -> Vec<Validation> {
+pub fn table(configs: &[ModelConfig], policies: &[VictimPolicy]) -> Vec<Validation> {
     let mut rows = Vec::new();
-    for &op in ops {
+    for c in configs {
         for &gc in policies {
-            let c = ModelConfig {
-                op,
-                gc,
-                ..base.clone()
-            };
+            let c = ModelConfig { gc, ..c.clone() };
             rows.push(simulate_uniform(c, 4.0, 4.0, 1));
         }
     }
@@ -141,30 +137,35 @@ mod tests {
         assert!((wa_agarwal(0.3) - 2.1667).abs() < 0.001);
     }
 
-    /// The analytic validation: greedy GC under uniform random writes lands within 10% of the
-    /// Lambert-W model at 7%, 15% and 30% over-provisioning (64 pages per block, 1024 blocks).
+    /// The analytic validation at 7%, 15% and 30% over-provisioning (64 pages per block,
+    /// 1024 blocks): FIFO cleaning within ±3% of the Lambert-W model (exact for FIFO/LRU in
+    /// Desnoyers' analysis); greedy no worse than FIFO and within −12%…+2% of the same
+    /// expression (greedy with finite blocks beats the large-block limit at low ρ).
     #[test]
-    fn greedy_matches_the_analytic_write_amplification() {
+    fn write_amplification_matches_the_analytic_models() {
         for op in [0.07, 0.15, 0.3] {
-            let c = ModelConfig::build(
-                "slc-2k",
-                &[
-                    ("capacity_mib".into(), "128".into()),
-                    ("op".into(), op.to_string()),
-                ],
-                "test",
-            )
-            .unwrap();
-            let v = simulate_uniform(c, 2.0, 2.0, 7);
+            let run = |gc: &str| {
+                let pairs = [("capacity_mib", "128"), ("gc", gc)]
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .chain([("op".to_string(), op.to_string())])
+                    .collect::<Vec<_>>();
+                simulate_uniform(ModelConfig::build("slc-2k", &pairs, "test").unwrap(), 2.0, 2.0, 7)
+            };
+            let (fifo, greedy) = (run("fifo"), run("greedy"));
             assert!(
-                v.relative_error.abs() <= 0.10,
-                "ρ={op}: simulated {} vs analytic {} ({:+.1}%)",
-                v.simulated_wa,
-                v.lambert_wa,
-                v.relative_error * 100.0
+                fifo.relative_error.abs() <= 0.03,
+                "FIFO ρ={op}: simulated {} vs analytic {}",
+                fifo.simulated_wa,
+                fifo.lambert_wa
             );
-            // Agarwal's closed form underestimates at small ρ, as published.
-            assert!(v.agarwal_wa < v.lambert_wa);
+            assert!(
+                (-0.12..=0.02).contains(&greedy.relative_error),
+                "greedy ρ={op}: simulated {} vs analytic {}",
+                greedy.simulated_wa,
+                greedy.lambert_wa
+            );
+            assert!(greedy.simulated_wa <= fifo.simulated_wa);
         }
     }
 }

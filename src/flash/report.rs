@@ -32,7 +32,7 @@ const HEAD: &str = "                        host rd    host pr     gc rd     gc 
 /// The report of `flash replay`, or the flash block of a run summary.
 pub fn render(r: &ModelReport) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "flash (MODELLED — {})", r.note);
+    let _ = writeln!(o, "flash model ({})", r.note);
     let _ = writeln!(o, "  model {}", r.description);
     let _ = writeln!(o, "  {} trace records", r.trace_records);
     let _ = writeln!(o, "{HEAD}");

@@ -52,6 +52,9 @@ pub struct RunSummary {
     pub overhead: Option<Overhead>,
     pub process: ProcessCounters,
     pub environment: serde_json::Value,
+    /// Flash model counters (`run --flash-model`); modelled, not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flash: Option<crate::flash::ModelReport>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -148,5 +151,6 @@ pub fn build(
         overhead: out.overhead,
         process: r.process,
         environment,
+        flash: out.flash.clone(),
     }
 }

@@ -17,6 +17,7 @@ use crate::platform::clock::mono_ns;
 use crate::workload::delay::{self, DelayModel};
 use crate::workload::trace::{self, TraceHeader, TraceReader, TraceTotals};
 use crate::workload::{resolve, Overrides};
+use crate::flash::run_hook::{self, FlashRequest};
 use child::{ReplayReport, ReplaySpec};
 use pacer::Pacing;
 use std::path::{Path, PathBuf};
@@ -68,6 +69,8 @@ pub struct RunOutput {
     pub report: ReplayReport,
     pub spool: PathBuf,
     pub overhead: Option<overhead::Overhead>,
+    /// The flash model's report on the run's I/O trace (`--flash-model`).
+    pub flash: Option<crate::flash::ModelReport>,
     /// Keeps the temporary directory (database, trace, spool) alive until the run is stored.
     pub workdir: Workdir,
 }
@@ -157,6 +160,15 @@ fn default_delay(info: &crate::workload::WorkloadInfo) -> Result<DelayModel> {
 
 /// Load, evict, replay and measure overhead.
 pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
+    execute_with(req, prepared, &FlashRequest::default())
+}
+
+/// [`execute`], also capturing the file-level I/O trace for the flash model when asked.
+pub fn execute_with(
+    req: &RunRequest,
+    prepared: Prepared,
+    flash: &FlashRequest,
+) -> Result<RunOutput> {
     let Prepared {
         workdir,
         trace_path,
@@ -176,15 +188,23 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         seed: req.seed,
         spool: workdir.path().join("samples.spool"),
         report: workdir.path().join("replay.json"),
+        flash_trace: flash
+            .wanted()
+            .then(|| workdir.path().join("run.flashtrace")),
     };
+    let flash_engine = format!("{} {:?}", req.engine, req.options);
 
     crate::report::progress::phase(&format!(
         "loading {} operations into {}",
         totals.load_ops, req.engine
     ));
+    if flash.wanted() {
+        run_hook::begin_load();
+    }
     let mut engine = engine::open(&req.engine, &req.options, &data_dir)?;
     let mut reader = TraceReader::open(&trace_path)?;
     let load = load::load(engine.as_mut(), &mut reader)?;
+    let mut flash_records = Vec::new();
 
     let (cache, mode, spawn_ns, report) = if req.warm {
         crate::report::progress::phase(&format!(
@@ -193,10 +213,19 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         ));
         let mut reader = TraceReader::open(&trace_path)?;
         let spawn_ns = mono_ns();
+        if flash.wanted() {
+            run_hook::mark_run();
+        }
         let report = child::replay_with(engine.as_mut(), &mut reader, &spec, spawn_ns, 0)?;
+        if flash.wanted() {
+            flash_records = run_hook::end()?;
+        }
         (CacheState::warm(), "warm", spawn_ns, report)
     } else {
         drop(engine);
+        if flash.wanted() {
+            flash_records = run_hook::end()?;
+        }
         let cache = cache::evict_dir(&data_dir, req.drop_caches);
         crate::report::progress::phase(&format!(
             "replaying {} operations in a fresh process ({})",
@@ -209,6 +238,13 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         (cache, "fresh-process", spawn_ns, report)
     };
 
+    let child_trace = spec.flash_trace.as_deref().filter(|_| !req.warm);
+    let flash = if flash.wanted() {
+        crate::report::progress::phase("modelling the flash I/O trace");
+        run_hook::finish(flash, flash_records, child_trace, &spec.spool, &flash_engine)?
+    } else {
+        None
+    };
     let overhead = if req.measure_overhead {
         crate::report::progress::phase("measuring harness overhead on the null engine");
         Some(overhead::measure(&trace_path)?)
@@ -231,6 +267,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         report,
         spool: spec.spool,
         overhead,
+        flash,
         workdir,
     })
 }
