@@ -40,6 +40,9 @@ pub enum Command {
     /// The NAND flash model: replay a saved I/O trace, validate it, list presets.
     #[command(subcommand)]
     Flash(crate::commands::flash::FlashCommand),
+    /// Flash micro-benchmark: INSERT/SELECT/JOIN/UPDATE per record size and request count,
+    /// timed per request, with modelled NAND flash reads, programs and erases.
+    Flashbench(crate::commands::flashbench::FlashbenchArgs),
     /// Replay process (internal: started by `run`).
     #[command(name = "__replay", hide = true)]
     Replay { spec: PathBuf },

@@ -17,6 +17,7 @@ fn main() {
         Command::Results(cmd) => commands::results::main(cmd),
         Command::Engines(args) => commands::engines::main(args),
         Command::Flash(cmd) => commands::flash::main(cmd),
+        Command::Flashbench(args) => commands::flashbench::main(args),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
     };
     match outcome {

@@ -3,6 +3,7 @@
 
 pub mod engines;
 pub mod flash;
+pub mod flashbench;
 pub mod results;
 pub mod run;
 pub mod trace;

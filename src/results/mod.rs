@@ -5,6 +5,7 @@ pub mod aggregate;
 pub mod export;
 pub mod stats;
 pub mod store;
+pub mod suites;
 pub mod summary;
 
 use crate::error::{Result, ResultExt};
