@@ -43,6 +43,9 @@ pub enum Command {
     /// Flash micro-benchmark: INSERT/SELECT/JOIN/UPDATE per record size and request count,
     /// timed per request, with modelled NAND flash reads, programs and erases.
     Flashbench(crate::commands::flashbench::FlashbenchArgs),
+    /// Storage micro-benchmarks (AndroBench/Mobibench style): sequential and random file I/O
+    /// by sync mode and thread count, SQLite transactions per second, calibration table.
+    Storage(crate::commands::storage::StorageArgs),
     /// Replay process (internal: started by `run`).
     #[command(name = "__replay", hide = true)]
     Replay { spec: PathBuf },

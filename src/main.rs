@@ -18,6 +18,7 @@ fn main() {
         Command::Engines(args) => commands::engines::main(args),
         Command::Flash(cmd) => commands::flash::main(cmd),
         Command::Flashbench(args) => commands::flashbench::main(args),
+        Command::Storage(args) => commands::storage::main(args),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
     };
     match outcome {

@@ -4,6 +4,7 @@
 pub mod engines;
 pub mod flash;
 pub mod flashbench;
+pub mod storage;
 pub mod results;
 pub mod run;
 pub mod trace;
