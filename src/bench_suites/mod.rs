@@ -13,7 +13,8 @@ use crate::workload::rng::Rng;
 pub fn parse_grid(text: &str, flag: &str) -> Result<Vec<u64>> {
     let bad = |why: &str| Error::input(format!("{flag} {text}: {why}"));
     let num = |s: &str| {
-        parse_size(s.trim()).ok_or_else(|| bad("expected a positive integer (K/M suffixes allowed)"))
+        parse_size(s.trim())
+            .ok_or_else(|| bad("expected a positive integer (K/M suffixes allowed)"))
     };
     let values: Vec<u64> = if let Some((range, step)) = text.split_once(':') {
         let (a, b) = range
@@ -65,7 +66,10 @@ mod tests {
 
     #[test]
     fn grids_and_sizes() {
-        assert_eq!(parse_grid("100..500:100", "--c").unwrap(), vec![100, 200, 300, 400, 500]);
+        assert_eq!(
+            parse_grid("100..500:100", "--c").unwrap(),
+            vec![100, 200, 300, 400, 500]
+        );
         assert_eq!(parse_grid("150,300", "--s").unwrap(), vec![150, 300]);
         assert_eq!(parse_grid("4K,1M", "--s").unwrap(), vec![4096, 1 << 20]);
         let e = parse_grid("5..1:1", "--counts").unwrap_err().to_string();

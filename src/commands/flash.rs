@@ -130,7 +130,9 @@ pub fn main(cmd: &FlashCommand) -> Result<i32> {
                 for (name, about) in PRESETS {
                     println!("{name:<10} {about}");
                 }
-                println!("\nmodel options (--flash KEY=VALUE, or run --flash-model PRESET,KEY=VALUE…):");
+                println!(
+                    "\nmodel options (--flash KEY=VALUE, or run --flash-model PRESET,KEY=VALUE…):"
+                );
                 for (k, about) in KEYS {
                     println!("  {k:<16} {about}");
                 }

@@ -97,7 +97,10 @@ fn settings(a: &FlashbenchArgs) -> Result<Settings> {
     check_sqlite_option("synchronous", "--synchronous", &a.synchronous)?;
     let dir = a.dir.clone().unwrap_or_else(std::env::temp_dir);
     if !dir.is_dir() {
-        return Err(Error::input(format!("--dir {}: not a directory", dir.display())));
+        return Err(Error::input(format!(
+            "--dir {}: not a directory",
+            dir.display()
+        )));
     }
     Ok(Settings {
         requests: flashbench::parse_requests(&a.requests)?,
@@ -125,7 +128,10 @@ pub fn main(a: &FlashbenchArgs) -> Result<i32> {
     let s = settings(a)?;
     let mut store = Store::open(&a.results)?;
     let total = s.requests.len() * s.record_sizes.len() * s.counts.len();
-    progress::phase(&format!("flashbench: {total} cells ({})", s.model.describe()));
+    progress::phase(&format!(
+        "flashbench: {total} cells ({})",
+        s.model.describe()
+    ));
     let mut last = std::time::Instant::now();
     let (mut r, series) = flashbench::run(&s, |done, total| {
         if last.elapsed().as_secs() >= 5 || done == total {
@@ -160,12 +166,20 @@ fn show(a: &FlashbenchArgs, id: Option<i64>) -> Result<i32> {
     r.id = id;
     let store = std::cell::RefCell::new(store);
     let lookup = |c: &CellResult, what: &str| {
-        suites::series(&mut store.borrow_mut(), id, &flashbench::series_name(c, what))
+        suites::series(
+            &mut store.borrow_mut(),
+            id,
+            &flashbench::series_name(c, what),
+        )
     };
     if let Some(spec) = &a.cell {
         let c = find_cell(&r, spec)?;
         let ns = lookup(c, "ns")?;
-        let (rd, pr, er) = (lookup(c, "reads")?, lookup(c, "programs")?, lookup(c, "erases")?);
+        let (rd, pr, er) = (
+            lookup(c, "reads")?,
+            lookup(c, "programs")?,
+            lookup(c, "erases")?,
+        );
         print!("{}", report::render_requests(c, &ns, [&rd, &pr, &er]));
         return Ok(0);
     }
@@ -173,7 +187,11 @@ fn show(a: &FlashbenchArgs, id: Option<i64>) -> Result<i32> {
 }
 
 fn find_cell<'a>(r: &'a FlashbenchRun, spec: &str) -> Result<&'a CellResult> {
-    let bad = || Error::input(format!("--cell {spec}: expected REQUEST:SIZE:COUNT of a stored cell"));
+    let bad = || {
+        Error::input(format!(
+            "--cell {spec}: expected REQUEST:SIZE:COUNT of a stored cell"
+        ))
+    };
     let parts: Vec<&str> = spec.split(':').collect();
     let [req, size, count] = parts[..] else {
         return Err(bad());

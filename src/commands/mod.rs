@@ -4,9 +4,9 @@
 pub mod engines;
 pub mod flash;
 pub mod flashbench;
-pub mod storage;
 pub mod results;
 pub mod run;
+pub mod storage;
 pub mod trace;
 
 use crate::cli::WorkloadArgs;

@@ -24,7 +24,10 @@ pub struct StorageArgs {
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
     /// Parts: seq-read, seq-write, rand-read, rand-write, androbench, mobibench, calibration.
-    #[arg(long, default_value = "seq-read,seq-write,rand-read,rand-write,androbench,mobibench,calibration")]
+    #[arg(
+        long,
+        default_value = "seq-read,seq-write,rand-read,rand-write,androbench,mobibench,calibration"
+    )]
     pub tests: String,
     /// Sequential-read (and random-read) file size.
     #[arg(long, default_value = "32M")]
@@ -70,19 +73,28 @@ pub struct StorageArgs {
     pub quiet: bool,
 }
 
-fn list<T>(text: &str, flag: &str, parse: impl Fn(&str) -> Option<T>, expected: &str) -> Result<Vec<T>> {
+fn list<T>(
+    text: &str,
+    flag: &str,
+    parse: impl Fn(&str) -> Option<T>,
+    expected: &str,
+) -> Result<Vec<T>> {
     text.split(',')
         .map(|w| {
-            parse(w.trim()).ok_or_else(|| Error::input(format!("{flag} {text}: '{w}' is not one of {expected}")))
+            parse(w.trim()).ok_or_else(|| {
+                Error::input(format!("{flag} {text}: '{w}' is not one of {expected}"))
+            })
         })
         .collect()
 }
 
 fn settings(a: &StorageArgs) -> Result<Settings> {
     let bytes = |v: &str, flag: &str| {
-        parse_size(v)
-            .filter(|b| b % 4096 == 0)
-            .ok_or_else(|| Error::input(format!("{flag} {v}: expected a size that is a multiple of 4K, e.g. 256K or 32M")))
+        parse_size(v).filter(|b| b % 4096 == 0).ok_or_else(|| {
+            Error::input(format!(
+                "{flag} {v}: expected a size that is a multiple of 4K, e.g. 256K or 32M"
+            ))
+        })
     };
     let (read_size, write_size, buffer) = (
         bytes(&a.read_size, "--read-size")?,
@@ -90,7 +102,10 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
         bytes(&a.buffer, "--buffer")?,
     );
     if buffer > read_size.min(write_size) {
-        return Err(Error::input(format!("--buffer {}: larger than the file sizes", a.buffer)));
+        return Err(Error::input(format!(
+            "--buffer {}: larger than the file sizes",
+            a.buffer
+        )));
     }
     if !(1..=1000).contains(&a.runs) {
         return Err(Error::input(format!("--runs {}: must be 1..1000", a.runs)));
@@ -104,17 +119,35 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
     check_sqlite_option("journal_mode", "--journal-mode", &a.journal_mode)?;
     check_sqlite_option("synchronous", "--synchronous", &a.synchronous)?;
     if !a.dir.is_dir() {
-        return Err(Error::input(format!("--dir {}: not a directory", a.dir.display())));
+        return Err(Error::input(format!(
+            "--dir {}: not a directory",
+            a.dir.display()
+        )));
     }
-    let threads = list(&a.threads, "--threads", |w| w.parse::<u32>().ok().filter(|n| (1..=256).contains(n)), "1..256")?;
+    let threads = list(
+        &a.threads,
+        "--threads",
+        |w| w.parse::<u32>().ok().filter(|n| (1..=256).contains(n)),
+        "1..256",
+    )?;
     Ok(Settings {
         dir: a.dir.clone(),
-        parts: list(&a.tests, "--tests", Part::parse, "seq-read, seq-write, rand-read, rand-write, androbench, mobibench, calibration")?,
+        parts: list(
+            &a.tests,
+            "--tests",
+            Part::parse,
+            "seq-read, seq-write, rand-read, rand-write, androbench, mobibench, calibration",
+        )?,
         seq_read_size: read_size,
         seq_write_size: write_size,
         buffer,
         rand_ops: a.rand_ops,
-        modes: list(&a.sync, "--sync", SyncMode::parse, "none, osync, fsync, fdatasync, direct, mmap")?,
+        modes: list(
+            &a.sync,
+            "--sync",
+            SyncMode::parse,
+            "none, osync, fsync, fdatasync, direct, mmap",
+        )?,
         threads,
         runs: a.runs,
         tx: TxSettings {
@@ -130,7 +163,10 @@ pub fn main(a: &StorageArgs) -> Result<i32> {
     progress::set_quiet(a.quiet || a.json);
     let r = if let Some(id) = a.show {
         if !a.results.is_file() {
-            return Err(Error::input(format!("--results {}: no results store there", a.results.display())));
+            return Err(Error::input(format!(
+                "--results {}: no results store there",
+                a.results.display()
+            )));
         }
         let mut store = Store::open(&a.results)?;
         let (id, v) = suites::load(&mut store, SUITE, (id > 0).then_some(id))?;

@@ -69,12 +69,7 @@ pub struct Validation {
 
 /// Simulate uniform random single-page writes on a full logical space: write every logical
 /// page once, `warmup` × that many random overwrites, then measure WA over `measure` × more.
-pub fn simulate_uniform(
-    mut c: ModelConfig,
-    warmup: f64,
-    measure: f64,
-    seed: u64,
-) -> Validation {
+pub fn simulate_uniform(mut c: ModelConfig, warmup: f64, measure: f64, seed: u64) -> Validation {
     c.precondition = Precondition::Fresh;
     let mut ftl = Ftl::new(&c);
     let n = ftl.logical_pages();
@@ -133,7 +128,11 @@ mod tests {
             assert!((w * w.exp() - x).abs() < 1e-12, "W({x}) = {w}");
         }
         // Xiang & Kurkoski's example: ρ = 0.3 gives 2.36 (Agarwal: 2.17).
-        assert!((wa_lambert(0.3) - 2.36).abs() < 0.005, "{}", wa_lambert(0.3));
+        assert!(
+            (wa_lambert(0.3) - 2.36).abs() < 0.005,
+            "{}",
+            wa_lambert(0.3)
+        );
         assert!((wa_agarwal(0.3) - 2.1667).abs() < 0.001);
     }
 
@@ -150,7 +149,12 @@ mod tests {
                     .map(|(k, v)| (k.to_string(), v.to_string()))
                     .chain([("op".to_string(), op.to_string())])
                     .collect::<Vec<_>>();
-                simulate_uniform(ModelConfig::build("slc-2k", &pairs, "test").unwrap(), 2.0, 2.0, 7)
+                simulate_uniform(
+                    ModelConfig::build("slc-2k", &pairs, "test").unwrap(),
+                    2.0,
+                    2.0,
+                    7,
+                )
             };
             let (fifo, greedy) = (run("fifo"), run("greedy"));
             assert!(

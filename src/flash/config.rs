@@ -82,11 +82,20 @@ pub const KEYS: &[(&str, &str)] = &[
     ("capacity_mib", "logical capacity, MiB"),
     ("op", "over-provisioning ratio (0.07 = 7% spare)"),
     ("gc", "victim policy: greedy, cost-benefit, fifo"),
-    ("gc_threshold", "free blocks below which garbage collection runs"),
+    (
+        "gc_threshold",
+        "free blocks below which garbage collection runs",
+    ),
     ("write_buffer", "write buffer in pages (0 = write-through)"),
     ("precondition", "fresh or aged"),
-    ("fill", "aged: fraction of the logical space already written"),
-    ("frag", "aged: random overwrites, as a multiple of the filled pages"),
+    (
+        "fill",
+        "aged: fraction of the logical space already written",
+    ),
+    (
+        "frag",
+        "aged: random overwrites, as a multiple of the filled pages",
+    ),
     ("seed", "seed of the preconditioning overwrites"),
 ];
 
@@ -243,7 +252,10 @@ impl ModelConfig {
             return bad(format!("op={} must be between 0.01 and 4", self.op));
         }
         if self.gc_threshold < 2 {
-            return bad(format!("gc_threshold={} must be at least 2", self.gc_threshold));
+            return bad(format!(
+                "gc_threshold={} must be at least 2",
+                self.gc_threshold
+            ));
         }
         if self.capacity_mib == 0 || self.capacity_mib > 1 << 20 {
             return bad(format!(
@@ -278,7 +290,8 @@ impl ModelConfig {
     }
 
     fn logical_blocks_ceil(&self) -> u64 {
-        self.logical_pages().div_ceil(u64::from(self.pages_per_block))
+        self.logical_pages()
+            .div_ceil(u64::from(self.pages_per_block))
     }
 
     /// Physical blocks: logical capacity plus over-provisioning, rounded up.
@@ -329,12 +342,18 @@ mod tests {
         assert_eq!(c.gc, VictimPolicy::Fifo);
         assert_eq!(c.precondition, Precondition::Fresh);
         let d = ModelConfig::parse_spec("", "--m").unwrap();
-        assert_eq!((d.page_size, d.read_ns, d.program_ns, d.erase_ns), (2048, 25_000, 300_000, 500_000));
+        assert_eq!(
+            (d.page_size, d.read_ns, d.program_ns, d.erase_ns),
+            (2048, 25_000, 300_000, 500_000)
+        );
         assert_eq!(d.op, 0.07);
         let e = ModelConfig::parse_spec("slc-2k,bogus=1", "--m").unwrap_err();
         assert!(e.to_string().starts_with("--m bogus=1: unknown key"), "{e}");
         let e = ModelConfig::parse_spec("nand9", "--m").unwrap_err();
-        assert!(e.to_string().contains("unknown flash preset 'nand9'"), "{e}");
+        assert!(
+            e.to_string().contains("unknown flash preset 'nand9'"),
+            "{e}"
+        );
         let e = ModelConfig::parse_spec("slc-2k,capacity_mib=1,op=0.01", "--m").unwrap_err();
         assert!(e.to_string().contains("spare blocks"), "{e}");
     }

@@ -143,7 +143,11 @@ impl EraseDistribution {
         v.sort_unstable();
         let n = v.len() as f64;
         let mean = v.iter().map(|&c| f64::from(c)).sum::<f64>() / n;
-        let var = v.iter().map(|&c| (f64::from(c) - mean).powi(2)).sum::<f64>() / n;
+        let var = v
+            .iter()
+            .map(|&c| (f64::from(c) - mean).powi(2))
+            .sum::<f64>()
+            / n;
         let at = |q: f64| u64::from(v[((v.len() - 1) as f64 * q).round() as usize]);
         EraseDistribution {
             blocks: v.len() as u64,

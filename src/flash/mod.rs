@@ -119,9 +119,7 @@ pub fn replay(
     dev.flush();
     close(&mut phases, phase, dev.counters() - start, n);
     for p in phases.values_mut() {
-        p.derived = p
-            .counters
-            .derived(cfg.page_size, cfg.pages_per_block, None);
+        p.derived = p.counters.derived(cfg.page_size, cfg.pages_per_block, None);
     }
     Ok(ModelReport {
         note: MODELLED.to_string(),

@@ -40,10 +40,7 @@ fn greedy_gc_copies_the_emptiest_block_and_erases_it() {
     // victim B1 with 0 valid pages: erased without copies.
     writes(&mut f, &[6, 7, 0]);
     let c = f.counters;
-    assert_eq!(
-        (c.host_programs, c.gc_programs, c.erases),
-        (16, 1, 2)
-    );
+    assert_eq!((c.host_programs, c.gc_programs, c.erases), (16, 1, 2));
     assert_eq!(f.erase_counts(), vec![1, 1, 0, 0]);
     // flash time: 17 programs × 300 µs + 1 GC read × 25 µs + 2 erases × 500 µs.
     assert_eq!(c.flash_ns, 17 * 300_000 + 25_000 + 2 * 500_000);
@@ -81,7 +78,10 @@ fn trims_make_pages_free_to_collect() {
     assert_eq!(f.counters.trimmed_pages, 4);
     // B2, B3 take 8 more writes of 4..7 twice; every GC finds B0 empty first.
     writes(&mut f, &[4, 5, 6, 7, 4, 5, 6, 7]);
-    assert_eq!(f.counters.gc_programs, 0, "trimmed and overwritten data needs no copies");
+    assert_eq!(
+        f.counters.gc_programs, 0,
+        "trimmed and overwritten data needs no copies"
+    );
     assert!(f.counters.erases >= 1);
 }
 
@@ -136,10 +136,10 @@ fn write_buffer_read_modify_write_and_trims() {
         &[
             rec(Main, IoOp::Write, 5120, 1024), // other half of page 2: merge with flash copy
             rec(Main, IoOp::Sync, 0, 0),
-            rec(Main, IoOp::Read, 0, 6144),     // pages 0..2 from flash
+            rec(Main, IoOp::Read, 0, 6144), // pages 0..2 from flash
             rec(Journal, IoOp::Write, 0, 512),
             rec(Journal, IoOp::Sync, 0, 0),
-            rec(Journal, IoOp::Delete, 0, 0),   // trims the journal's page
+            rec(Journal, IoOp::Delete, 0, 0), // trims the journal's page
             rec(Main, IoOp::Truncate, 2048, 0), // trims pages 1 and 2
         ],
     );
@@ -147,7 +147,10 @@ fn write_buffer_read_modify_write_and_trims() {
         (c.host_reads, c.rmw_reads, c.host_programs, c.trimmed_pages),
         (3, 1, 5, 3)
     );
-    assert_eq!((c.user_write_bytes, c.user_read_bytes, c.syncs), (6656, 8192, 3));
+    assert_eq!(
+        (c.user_write_bytes, c.user_read_bytes, c.syncs),
+        (6656, 8192, 3)
+    );
     assert_eq!((c.gc_programs, c.erases), (0, 0));
     assert_eq!(c.flash_ns, 4 * 25_000 + 5 * 300_000);
     assert_eq!(d.file_pages(), 1);
@@ -159,7 +162,11 @@ fn a_full_buffer_flushes_and_write_through_merges_every_partial_write() {
     let five: Vec<IoRecord> = (0..5)
         .map(|p| rec(FileKind::Main, IoOp::Write, p * 2048, 2048))
         .collect();
-    assert_eq!(apply(&mut d, &five).host_programs, 4, "the fifth write flushed four");
+    assert_eq!(
+        apply(&mut d, &five).host_programs,
+        4,
+        "the fifth write flushed four"
+    );
     d.flush();
     assert_eq!(d.counters().host_programs, 5);
 
@@ -173,12 +180,17 @@ fn a_full_buffer_flushes_and_write_through_merges_every_partial_write() {
 fn aged_devices_collect_garbage_and_report_erases() {
     let cfg = ModelConfig::parse_spec("slc-2k,capacity_mib=8,fill=0.9,frag=2", "test").unwrap();
     let mut d = Device::new(&cfg);
-    assert_eq!(d.counters(), FlashCounters::default(), "preconditioning is not counted");
+    assert_eq!(
+        d.counters(),
+        FlashCounters::default(),
+        "preconditioning is not counted"
+    );
     assert!(d.erase_distribution().max > 0, "aging wore the blocks");
     // Rewrite 100 KiB of a small file ten times with syncs: GC must run.
     for _ in 0..10 {
         for p in 0..50 {
-            d.apply(&rec(FileKind::Main, IoOp::Write, p * 2048, 2048)).unwrap();
+            d.apply(&rec(FileKind::Main, IoOp::Write, p * 2048, 2048))
+                .unwrap();
         }
         d.apply(&rec(FileKind::Main, IoOp::Sync, 0, 0)).unwrap();
     }
@@ -191,8 +203,8 @@ fn aged_devices_collect_garbage_and_report_erases() {
 
 #[test]
 fn a_full_device_is_reported() {
-    let cfg = ModelConfig::parse_spec("slc-2k,capacity_mib=1,op=0.5,fill=0.99,frag=0", "test")
-        .unwrap();
+    let cfg =
+        ModelConfig::parse_spec("slc-2k,capacity_mib=1,op=0.5,fill=0.99,frag=0", "test").unwrap();
     let mut d = Device::new(&cfg);
     let big = rec(FileKind::Main, IoOp::Write, 0, 64 * 2048);
     let e = d.apply(&big).unwrap_err();
@@ -265,7 +277,10 @@ fn sqlite_io_is_captured_only_while_enabled() {
     let has = |kind, op| records.iter().any(|r| r.kind == kind && r.op == op);
     assert!(has(FileKind::Main, IoOp::Write), "{records:?}");
     assert!(has(FileKind::Main, IoOp::Sync));
-    assert!(has(FileKind::Journal, IoOp::Delete), "the rollback journal's delete is a trim");
+    assert!(
+        has(FileKind::Journal, IoOp::Delete),
+        "the rollback journal's delete is a trim"
+    );
     engine.execute(&req).unwrap_err();
     assert!(capture::take().is_empty(), "nothing captured once stopped");
 }

@@ -215,9 +215,11 @@ fn decode(bytes: &[u8]) -> std::result::Result<Trace, String> {
     }
     let hlen = u32::from_le_bytes(body[8..12].try_into().map_err(|_| "truncated")?) as usize;
     let header = body.get(12..12 + hlen).ok_or("truncated header")?;
-    let info: TraceInfo =
-        serde_json::from_slice(header).map_err(|e| format!("header: {e}"))?;
-    let mut cur = Cursor { b: body, at: 12 + hlen };
+    let info: TraceInfo = serde_json::from_slice(header).map_err(|e| format!("header: {e}"))?;
+    let mut cur = Cursor {
+        b: body,
+        at: 12 + hlen,
+    };
     let mut records = Vec::new();
     let mut t = info.t0_ns;
     loop {
@@ -225,10 +227,7 @@ fn decode(bytes: &[u8]) -> std::result::Result<Trace, String> {
         if tag == TRAILER {
             let n = cur.varint()?;
             if n != records.len() as u64 || cur.at != body.len() {
-                return Err(format!(
-                    "trailer says {n} records, found {}",
-                    records.len()
-                ));
+                return Err(format!("trailer says {n} records, found {}", records.len()));
             }
             break;
         }

@@ -30,7 +30,8 @@ pub fn save(
     series: &[(String, Vec<u64>)],
 ) -> Result<i64> {
     let conn = store.connection();
-    conn.execute_batch(SCHEMA).run_err("results store: suite tables")?;
+    conn.execute_batch(SCHEMA)
+        .run_err("results store: suite tables")?;
     let tx = conn.transaction().run_err("results store: BEGIN")?;
     let json = serde_json::to_string(summary).run_err("results store: summary")?;
     tx.execute(
@@ -57,7 +58,8 @@ pub fn save(
 pub fn load(store: &mut Store, suite: &str, id: Option<i64>) -> Result<(i64, serde_json::Value)> {
     let path = store.path().display().to_string();
     let conn = store.connection();
-    conn.execute_batch(SCHEMA).run_err("results store: suite tables")?;
+    conn.execute_batch(SCHEMA)
+        .run_err("results store: suite tables")?;
     let row: Option<(i64, String)> = match id {
         Some(id) => conn
             .query_row(
@@ -112,8 +114,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("r.db")).unwrap();
         let v = serde_json::json!({"cells": 2});
-        let id = save(&mut store, "flashbench", "now", &v, &[("a".into(), vec![1, 2, 3])]).unwrap();
-        assert_eq!(load(&mut store, "flashbench", None).unwrap(), (id, v.clone()));
+        let id = save(
+            &mut store,
+            "flashbench",
+            "now",
+            &v,
+            &[("a".into(), vec![1, 2, 3])],
+        )
+        .unwrap();
+        assert_eq!(
+            load(&mut store, "flashbench", None).unwrap(),
+            (id, v.clone())
+        );
         assert_eq!(load(&mut store, "flashbench", Some(id)).unwrap().1, v);
         assert!(load(&mut store, "storage", None).is_err());
         assert_eq!(series(&mut store, id, "a").unwrap(), vec![1, 2, 3]);

@@ -12,12 +12,12 @@ pub mod sample;
 
 use crate::engine;
 use crate::error::{Error, Result, ResultExt};
+use crate::flash::run_hook::{self, FlashRequest};
 use crate::platform::cache::{self, CacheState};
 use crate::platform::clock::mono_ns;
 use crate::workload::delay::{self, DelayModel};
 use crate::workload::trace::{self, TraceHeader, TraceReader, TraceTotals};
 use crate::workload::{resolve, Overrides};
-use crate::flash::run_hook::{self, FlashRequest};
 use child::{ReplayReport, ReplaySpec};
 use pacer::Pacing;
 use std::path::{Path, PathBuf};
@@ -241,7 +241,13 @@ pub fn execute_with(
     let child_trace = spec.flash_trace.as_deref().filter(|_| !req.warm);
     let flash = if flash.wanted() {
         crate::report::progress::phase("modelling the flash I/O trace");
-        run_hook::finish(flash, flash_records, child_trace, &spec.spool, &flash_engine)?
+        run_hook::finish(
+            flash,
+            flash_records,
+            child_trace,
+            &spec.spool,
+            &flash_engine,
+        )?
     } else {
         None
     };

@@ -105,7 +105,10 @@ pub fn run(
             conn.execute_batch(SCHEMA).run_err("sqlite: schema")?;
             if req != Request::Insert {
                 conn.execute_batch("BEGIN").run_err("sqlite: BEGIN")?;
-                for table in ["t1", "t2"].iter().take(if req == Request::Join { 2 } else { 1 }) {
+                for table in ["t1", "t2"]
+                    .iter()
+                    .take(if req == Request::Join { 2 } else { 1 })
+                {
                     let mut ins = conn
                         .prepare(&format!("INSERT INTO {table} (id, val) VALUES (?1, ?2)"))
                         .run_err("sqlite: prepare")?;
@@ -178,7 +181,12 @@ fn key_order(req: Request, count: u32, rng: &mut Rng) -> Vec<u32> {
 }
 
 /// Execute one request, reading every result row; its service time in ns.
-fn one_request(stmt: &mut Statement<'_>, req: Request, id: u32, value: Option<&str>) -> Result<u64> {
+fn one_request(
+    stmt: &mut Statement<'_>,
+    req: Request,
+    id: u32,
+    value: Option<&str>,
+) -> Result<u64> {
     let t0 = mono_ns();
     match req {
         Request::Insert | Request::Update => {
@@ -186,7 +194,9 @@ fn one_request(stmt: &mut Statement<'_>, req: Request, id: u32, value: Option<&s
                 .execute(rusqlite::params![id, value.unwrap_or_default()])
                 .run_err("sqlite: request")?;
             if n != 1 {
-                return Err(Error::failed(format!("{req:?} of key {id} changed {n} rows")));
+                return Err(Error::failed(format!(
+                    "{req:?} of key {id} changed {n} rows"
+                )));
             }
         }
         Request::Select | Request::Join => {

@@ -105,11 +105,14 @@ pub fn series_name(c: &CellResult, what: &str) -> String {
     format!("{}/{}/{}/{what}", c.request.name(), c.record_size, c.count)
 }
 
+/// Named per-request series: `REQUEST/SIZE/COUNT/{ns,reads,programs,erases}`.
+pub type Series = Vec<(String, Vec<u64>)>;
+
 /// Run every cell; `progress` sees (done, total). Returns the run and its per-request series.
 pub fn run(
     s: &Settings,
     mut progress: impl FnMut(usize, usize),
-) -> Result<(FlashbenchRun, Vec<(String, Vec<u64>)>)> {
+) -> Result<(FlashbenchRun, Series)> {
     let work = tempfile::Builder::new()
         .prefix("pocketbench-flashbench-")
         .tempdir_in(&s.dir)

@@ -107,7 +107,10 @@ pub fn render_requests(c: &CellResult, ns: &[u64], flash: [&[u64]; 3]) -> String
         c.begin_us,
         c.end_us
     );
-    let _ = writeln!(o, "request   time µs   flash reads  programs  erases (modelled)");
+    let _ = writeln!(
+        o,
+        "request   time µs   flash reads  programs  erases (modelled)"
+    );
     for (i, t) in ns.iter().enumerate() {
         let g = |k: usize| flash[k].get(i).copied().unwrap_or(0);
         let _ = writeln!(
@@ -144,15 +147,22 @@ pub fn write_requests_csv(
     series: &dyn Fn(&CellResult, &str) -> Result<Vec<u64>>,
     path: &Path,
 ) -> Result<()> {
-    let mut f =
-        AtomicFile::create(path).input_err(format!("--requests-csv {}", path.display()))?;
+    let mut f = AtomicFile::create(path).input_err(format!("--requests-csv {}", path.display()))?;
     let w = f.writer();
-    let err = |e: std::io::Error| crate::error::Error::failed(format!("writing {}: {e}", path.display()));
-    writeln!(w, "request,record_size,count,index,ns,flash_reads,flash_programs,flash_erases")
-        .map_err(err)?;
+    let err =
+        |e: std::io::Error| crate::error::Error::failed(format!("writing {}: {e}", path.display()));
+    writeln!(
+        w,
+        "request,record_size,count,index,ns,flash_reads,flash_programs,flash_erases"
+    )
+    .map_err(err)?;
     for c in &r.cells {
         let ns = series(c, "ns")?;
-        let (rd, pr, er) = (series(c, "reads")?, series(c, "programs")?, series(c, "erases")?);
+        let (rd, pr, er) = (
+            series(c, "reads")?,
+            series(c, "programs")?,
+            series(c, "erases")?,
+        );
         for (i, t) in ns.iter().enumerate() {
             let g = |v: &Vec<u64>| v.get(i).copied().unwrap_or(0);
             writeln!(

@@ -46,7 +46,10 @@ pub fn block_device(dir: &Path) -> std::result::Result<PathBuf, String> {
         .ok_or_else(|| format!("{uevent} names no device"))?;
     let node = PathBuf::from("/dev").join(name);
     if !node.exists() {
-        return Err(format!("{} does not exist here (a container without device nodes?)", node.display()));
+        return Err(format!(
+            "{} does not exist here (a container without device nodes?)",
+            node.display()
+        ));
     }
     Ok(node)
 }
@@ -67,16 +70,26 @@ fn round1(x: f64) -> f64 {
 fn raw_reads(node: &Path, s: &Settings) -> std::result::Result<(f64, f64), String> {
     let fd = fileio::open_raw(node, libc::O_RDONLY | libc::O_DIRECT)
         .map_err(|e| e.to_string())?
-        .map_err(|errno| format!("cannot open {}: {}", node.display(), std::io::Error::from_raw_os_error(errno)))?;
+        .map_err(|errno| {
+            format!(
+                "cannot open {}: {}",
+                node.display(),
+                std::io::Error::from_raw_os_error(errno)
+            )
+        })?;
     let mut buf = AlignedBuf::new(s.buffer as usize, 1);
-    let p = buf.as_mut().as_mut_ptr();
+    let p = buf.bytes().as_mut_ptr();
     let read = |len: u64, off: u64| {
         // SAFETY: buffer holds at least len bytes; fd open for reading.
         let r = unsafe { libc::pread(fd.0, p.cast(), len as usize, off as i64) };
         if r == len as isize {
             Ok(())
         } else {
-            Err(format!("reading {}: {}", node.display(), std::io::Error::last_os_error()))
+            Err(format!(
+                "reading {}: {}",
+                node.display(),
+                std::io::Error::last_os_error()
+            ))
         }
     };
     let t0 = mono_ns();
@@ -109,7 +122,7 @@ fn sqlite_rows(dir: &Path, s: &Settings) -> Result<(f64, f64, f64)> {
     )
     .run_err("sqlite: calibration schema")?;
     let mut buf = AlignedBuf::new(s.buffer as usize, 2);
-    let blob = buf.as_mut()[..s.buffer as usize].to_vec();
+    let blob = buf.bytes()[..s.buffer as usize].to_vec();
     let insert = |table: &str, n: u64, data: &[u8]| -> Result<()> {
         conn.execute_batch("BEGIN").run_err("sqlite: BEGIN")?;
         {
@@ -136,10 +149,16 @@ fn sqlite_rows(dir: &Path, s: &Settings) -> Result<(f64, f64, f64)> {
     let t0 = mono_ns();
     let mut bytes = 0u64;
     {
-        let mut st = conn.prepare("SELECT data FROM blobs").run_err("sqlite: prepare")?;
+        let mut st = conn
+            .prepare("SELECT data FROM blobs")
+            .run_err("sqlite: prepare")?;
         let mut rows = st.query([]).run_err("sqlite: scan")?;
         while let Some(r) = rows.next().run_err("sqlite: scan")? {
-            bytes += r.get_ref(0).run_err("sqlite: row")?.as_blob().map_or(0, <[u8]>::len) as u64;
+            bytes += r
+                .get_ref(0)
+                .run_err("sqlite: row")?
+                .as_blob()
+                .map_or(0, <[u8]>::len) as u64;
         }
     }
     let read = mb_s(bytes, mono_ns() - t0);

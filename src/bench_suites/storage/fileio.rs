@@ -125,14 +125,14 @@ impl AlignedBuf {
         }
         let mut b = AlignedBuf { ptr, layout };
         let mut rng = Rng::derive(fill_seed, "storage-buffer");
-        for chunk in b.as_mut().chunks_mut(8) {
+        for chunk in b.bytes().chunks_mut(8) {
             let v = rng.next_u64().to_le_bytes();
             chunk.copy_from_slice(&v[..chunk.len()]);
         }
         b
     }
 
-    pub fn as_mut(&mut self) -> &mut [u8] {
+    pub fn bytes(&mut self) -> &mut [u8] {
         // SAFETY: ptr is valid for layout.size() bytes and uniquely owned.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
     }
@@ -151,7 +151,11 @@ fn cpath(p: &Path) -> Result<CString> {
 }
 
 fn os_err(what: &str, p: &Path) -> Error {
-    Error::failed(format!("{what} {}: {}", p.display(), std::io::Error::last_os_error()))
+    Error::failed(format!(
+        "{what} {}: {}",
+        p.display(),
+        std::io::Error::last_os_error()
+    ))
 }
 
 /// An open file descriptor, closed on drop.
@@ -189,7 +193,7 @@ pub fn evict(fd: &Fd) {
 pub fn prepare_file(path: &Path, size: u64, buf: &mut AlignedBuf) -> Result<()> {
     let fd = open_raw(path, libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC)?
         .map_err(|_| os_err("creating", path))?;
-    let data = buf.as_mut();
+    let data = buf.bytes();
     let mut off = 0u64;
     while off < size {
         let n = (size - off).min(data.len() as u64) as usize;
@@ -234,7 +238,9 @@ fn open_for(t: &IoTest, path: &Path, refused: Option<&str>) -> Result<(Fd, bool,
     }
     let fd = open_raw(path, base | extra)?.map_err(|_| os_err("opening", path))?;
     let method = match t.mode {
-        SyncMode::None if t.pattern.is_read() => "buffered, file evicted first (POSIX_FADV_DONTNEED)",
+        SyncMode::None if t.pattern.is_read() => {
+            "buffered, file evicted first (POSIX_FADV_DONTNEED)"
+        }
         SyncMode::None => "buffered, no sync",
         SyncMode::OSync => "O_SYNC",
         SyncMode::Fsync => "fsync per call",
@@ -287,7 +293,7 @@ fn run_inner(t: &IoTest, path: &Path, seed: u64, refused: Option<&str>) -> Resul
         } else {
             i * t.io_size
         } as i64;
-        let p = buf.as_mut().as_mut_ptr();
+        let p = buf.bytes().as_mut_ptr();
         // SAFETY: buffer valid for n bytes; fd open in the right mode.
         let r = unsafe {
             if t.pattern.is_read() {
@@ -302,7 +308,14 @@ fn run_inner(t: &IoTest, path: &Path, seed: u64, refused: Option<&str>) -> Resul
             return run_inner(t, path, seed, Some("EINVAL on the first O_DIRECT call"));
         }
         if r != n as isize {
-            return Err(os_err(if t.pattern.is_read() { "reading" } else { "writing" }, path));
+            return Err(os_err(
+                if t.pattern.is_read() {
+                    "reading"
+                } else {
+                    "writing"
+                },
+                path,
+            ));
         }
         if !t.pattern.is_read() {
             sync_after(t.mode, fallback, &fd, off, n);

@@ -61,7 +61,7 @@ pub fn run(
         t.file_size / t.io_size
     };
     let mut rng = Rng::derive(1, "storage-offsets");
-    let data = buf.as_mut();
+    let data = buf.bytes();
     let start = mono_ns();
     for i in 0..calls {
         let off = if t.pattern.is_random() {

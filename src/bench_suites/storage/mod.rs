@@ -114,7 +114,11 @@ impl Stat {
             min: r(v.iter().copied().fold(f64::INFINITY, f64::min)),
             max: r(v.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
             stddev: r(var.sqrt()),
-            cv: if mean > 0.0 { (var.sqrt() / mean * 1e4).round() / 1e4 } else { 0.0 },
+            cv: if mean > 0.0 {
+                (var.sqrt() / mean * 1e4).round() / 1e4
+            } else {
+                0.0
+            },
             runs: v.iter().map(|&x| r(x)).collect(),
         }
     }
@@ -163,7 +167,11 @@ pub fn run(s: &Settings, progress: &mut dyn FnMut(&str)) -> Result<StorageRun> {
         if let Some(pattern) = part.pattern() {
             for &mode in &s.modes {
                 for &threads in &s.threads {
-                    progress(&format!("{} {} × {threads} thread(s)", pattern.name(), mode.name()));
+                    progress(&format!(
+                        "{} {} × {threads} thread(s)",
+                        pattern.name(),
+                        mode.name()
+                    ));
                     files.push(file_test(dir, s, pattern, mode, threads)?);
                 }
             }
@@ -184,7 +192,9 @@ pub fn run(s: &Settings, progress: &mut dyn FnMut(&str)) -> Result<StorageRun> {
                         if by_phase.len() <= i {
                             by_phase.push((p.phase.to_string(), p.txns, Vec::new()));
                         }
-                        by_phase[i].2.push(p.txns as f64 / (p.ns.max(1) as f64 / 1e9));
+                        by_phase[i]
+                            .2
+                            .push(p.txns as f64 / (p.ns.max(1) as f64 / 1e9));
                     }
                 }
                 for (phase, txns, tps) in by_phase {
@@ -213,7 +223,13 @@ pub fn run(s: &Settings, progress: &mut dyn FnMut(&str)) -> Result<StorageRun> {
     })
 }
 
-fn file_test(dir: &Path, s: &Settings, pattern: Pattern, mode: SyncMode, threads: u32) -> Result<FileResult> {
+fn file_test(
+    dir: &Path,
+    s: &Settings,
+    pattern: Pattern,
+    mode: SyncMode,
+    threads: u32,
+) -> Result<FileResult> {
     let file_size = if matches!(pattern, Pattern::SeqRead | Pattern::RandRead) {
         s.seq_read_size
     } else {
@@ -230,12 +246,18 @@ fn file_test(dir: &Path, s: &Settings, pattern: Pattern, mode: SyncMode, threads
     };
     let (mut mbs, mut iops, mut method) = (Vec::new(), Vec::new(), String::new());
     for r in 0..s.runs {
-        let paths: Vec<PathBuf> = (0..threads).map(|i| fileio::file_for(dir, pattern, i)).collect();
+        let paths: Vec<PathBuf> = (0..threads)
+            .map(|i| fileio::file_for(dir, pattern, i))
+            .collect();
         for p in &paths {
             if pattern == Pattern::SeqWrite {
                 let _ = std::fs::remove_file(p);
             } else {
-                fileio::prepare_file(p, file_size, &mut AlignedBuf::new(s.buffer as usize, s.seed))?;
+                fileio::prepare_file(
+                    p,
+                    file_size,
+                    &mut AlignedBuf::new(s.buffer as usize, s.seed),
+                )?;
             }
         }
         let barrier = std::sync::Barrier::new(threads as usize);
@@ -256,7 +278,11 @@ fn file_test(dir: &Path, s: &Settings, pattern: Pattern, mode: SyncMode, threads
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(crate::error::Error::failed("an I/O thread panicked"))))
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(crate::error::Error::failed("an I/O thread panicked"))
+                    })
+                })
                 .collect()
         });
         let outcomes = outcomes.into_iter().collect::<Result<Vec<_>>>()?;

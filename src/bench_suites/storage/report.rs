@@ -5,7 +5,13 @@ use super::{Stat, StorageRun};
 use std::fmt::Write as _;
 
 fn spread(s: &Stat) -> String {
-    format!("{:.1} (min {:.1}, max {:.1}, cv {:.1}%)", s.mean, s.min, s.max, s.cv * 100.0)
+    format!(
+        "{:.1} (min {:.1}, max {:.1}, cv {:.1}%)",
+        s.mean,
+        s.min,
+        s.max,
+        s.cv * 100.0
+    )
 }
 
 fn size(b: u64) -> String {
@@ -19,8 +25,18 @@ fn size(b: u64) -> String {
 pub fn render(r: &StorageRun) -> String {
     let mut o = String::new();
     let s = &r.settings;
-    let _ = writeln!(o, "{} — storage on {} ({})", r.tool_version, s.dir.display(), r.file_system);
-    let _ = writeln!(o, "runs       {} per test, mean with min/max and coefficient of variation", s.runs);
+    let _ = writeln!(
+        o,
+        "{} — storage on {} ({})",
+        r.tool_version,
+        s.dir.display(),
+        r.file_system
+    );
+    let _ = writeln!(
+        o,
+        "runs       {} per test, mean with min/max and coefficient of variation",
+        s.runs
+    );
     if !r.files.is_empty() {
         let _ = writeln!(o, "\nfile I/O   test        mode       thr   file   call          MB/s                                  IOPS");
         for f in &r.files {
@@ -37,7 +53,11 @@ pub fn render(r: &StorageRun) -> String {
                 f.iops.mean
             );
         }
-        let mut methods: Vec<(&str, &str)> = r.files.iter().map(|f| (f.test.mode.name(), f.method.as_str())).collect();
+        let mut methods: Vec<(&str, &str)> = r
+            .files
+            .iter()
+            .map(|f| (f.test.mode.name(), f.method.as_str()))
+            .collect();
         methods.sort_unstable();
         methods.dedup();
         for (mode, m) in methods {
@@ -51,7 +71,13 @@ pub fn render(r: &StorageRun) -> String {
             r.sqlite_version, s.tx.journal_mode, s.tx.synchronous, s.tx.txns
         );
         for t in &r.sqlite {
-            let _ = writeln!(o, "           {:<11} {:<7} TPS {}", t.suite, t.phase, spread(&t.tps));
+            let _ = writeln!(
+                o,
+                "           {:<11} {:<7} TPS {}",
+                t.suite,
+                t.phase,
+                spread(&t.tps)
+            );
         }
     }
     if let Some(c) = &r.calibration {

@@ -63,7 +63,11 @@ pub fn androbench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime
     let cols: Vec<String> = CONTACT_COLUMNS
         .iter()
         .map(|c| {
-            let ty = if c.ends_with("_type") { "INTEGER" } else { "TEXT" };
+            let ty = if c.ends_with("_type") {
+                "INTEGER"
+            } else {
+                "TEXT"
+            };
             format!("{c} {ty}")
         })
         .collect();
@@ -96,16 +100,31 @@ pub fn androbench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime
         ins.execute(rusqlite::params_from_iter(values))
             .run_err("sqlite: insert")?;
     }
-    phases.push(PhaseTime { phase: "insert", txns: s.txns, ns: mono_ns() - t0 });
+    phases.push(PhaseTime {
+        phase: "insert",
+        txns: s.txns,
+        ns: mono_ns() - t0,
+    });
     let mut upd = conn
-        .prepare("UPDATE contacts SET display_name = ?1, phone_number = ?2, note = ?3 WHERE _id = ?4")
+        .prepare(
+            "UPDATE contacts SET display_name = ?1, phone_number = ?2, note = ?3 WHERE _id = ?4",
+        )
         .run_err("sqlite: prepare")?;
     let t0 = mono_ns();
     for id in 1..=s.txns {
-        let (a, b, c) = (random_text(&mut rng, 16), random_text(&mut rng, 12), random_text(&mut rng, 24));
-        upd.execute(params![a, b, c, id as i64]).run_err("sqlite: update")?;
+        let (a, b, c) = (
+            random_text(&mut rng, 16),
+            random_text(&mut rng, 12),
+            random_text(&mut rng, 24),
+        );
+        upd.execute(params![a, b, c, id as i64])
+            .run_err("sqlite: update")?;
     }
-    phases.push(PhaseTime { phase: "update", txns: s.txns, ns: mono_ns() - t0 });
+    phases.push(PhaseTime {
+        phase: "update",
+        txns: s.txns,
+        ns: mono_ns() - t0,
+    });
     let mut del = conn
         .prepare("DELETE FROM contacts WHERE _id = ?1")
         .run_err("sqlite: prepare")?;
@@ -113,7 +132,11 @@ pub fn androbench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime
     for id in 1..=s.txns {
         del.execute([id as i64]).run_err("sqlite: delete")?;
     }
-    phases.push(PhaseTime { phase: "delete", txns: s.txns, ns: mono_ns() - t0 });
+    phases.push(PhaseTime {
+        phase: "delete",
+        txns: s.txns,
+        ns: mono_ns() - t0,
+    });
     Ok(phases)
 }
 
@@ -130,8 +153,14 @@ pub fn mobibench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime>
     }
     let mut rng = Rng::derive(seed, "mobibench");
     let sql: [(&'static str, &str); 3] = [
-        ("insert", "INSERT INTO tbl{t} (id, name, value) VALUES (?1, ?2, ?3)"),
-        ("update", "UPDATE tbl{t} SET name = ?2, value = ?3 WHERE id = ?1"),
+        (
+            "insert",
+            "INSERT INTO tbl{t} (id, name, value) VALUES (?1, ?2, ?3)",
+        ),
+        (
+            "update",
+            "UPDATE tbl{t} SET name = ?2, value = ?3 WHERE id = ?1",
+        ),
         ("delete", "DELETE FROM tbl{t} WHERE id = ?1"),
     ];
     let mut phases = Vec::new();
@@ -147,13 +176,21 @@ pub fn mobibench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime>
                 if phase == "delete" {
                     st.execute([id])
                 } else {
-                    st.execute(params![id, random_text(&mut rng, 32), rng.below(1 << 30) as i64])
+                    st.execute(params![
+                        id,
+                        random_text(&mut rng, 32),
+                        rng.below(1 << 30) as i64
+                    ])
                 }
                 .run_err(format!("sqlite: {phase}"))?;
             }
             conn.execute_batch("COMMIT").run_err("sqlite: COMMIT")?;
         }
-        phases.push(PhaseTime { phase, txns: s.txns, ns: mono_ns() - t0 });
+        phases.push(PhaseTime {
+            phase,
+            txns: s.txns,
+            ns: mono_ns() - t0,
+        });
     }
     Ok(phases)
 }
