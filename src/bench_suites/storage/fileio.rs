@@ -353,3 +353,48 @@ fn sync_after(mode: SyncMode, fallback: bool, fd: &Fd, off: i64, n: usize) {
 pub fn file_for(dir: &Path, pattern: Pattern, thread: u32) -> PathBuf {
     dir.join(format!("pocketbench-{}-{thread}.dat", pattern.name()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// When the file system refuses O_DIRECT, reads and writes still run, buffered with the
+    /// file's pages evicted, and the method says why.
+    #[test]
+    fn refused_o_direct_falls_back_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.dat");
+        prepare_file(&path, 64 << 10, &mut AlignedBuf::new(16 << 10, 1)).unwrap();
+        for pattern in [
+            Pattern::SeqRead,
+            Pattern::SeqWrite,
+            Pattern::RandRead,
+            Pattern::RandWrite,
+        ] {
+            let t = IoTest {
+                pattern,
+                mode: SyncMode::Direct,
+                file_size: 64 << 10,
+                io_size: if pattern.is_random() { 4096 } else { 16 << 10 },
+                ops: 8,
+                threads: 1,
+            };
+            let out = run_inner(&t, &path, 1, Some("refused in a test")).unwrap();
+            assert!(
+                out.method
+                    .starts_with("O_DIRECT unavailable (refused in a test)"),
+                "{}",
+                out.method
+            );
+            let expected = if pattern.is_random() { 8 } else { 4 };
+            assert_eq!((out.ops, out.bytes), (expected, expected * t.io_size));
+            let direct = run_one(&t, &path, 1).unwrap();
+            assert!(
+                direct.method == "O_DIRECT" || direct.method.starts_with("O_DIRECT unavailable")
+            );
+        }
+        assert!(SyncMode::ALL
+            .iter()
+            .all(|m| SyncMode::parse(m.name()) == Some(*m)));
+    }
+}
