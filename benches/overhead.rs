@@ -87,6 +87,7 @@ fn harness_rate(trace_path: &Path, db_dir: &Path, work: &Path, round: u64) -> f6
         spool: work.join(format!("spool-{round}")),
         report: work.join(format!("report-{round}.json")),
         observe: Default::default(),
+        flash_trace: None,
     };
     let mut engine = engine::open("sqlite", &[], db_dir).expect("sqlite");
     let mut reader = TraceReader::open(trace_path).expect("trace");

@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 
 say() { printf '\n== %s\n' "$*"; }
 
-# System packages the full build and test suite use (none are needed by the default build).
-APT_PACKAGES=(pkg-config chromium fonts-dejavu-core)
+# System packages the full build and test suite use (none are needed by the default build;
+# fio is the reference that scripts/fio-compare.sh measures beside `pocketbench storage`).
+APT_PACKAGES=(pkg-config chromium fonts-dejavu-core fio)
 
 install_apt_packages() {
     local missing=()

@@ -70,6 +70,15 @@ pub enum Command {
     /// Energy measurements: import an external power meter's CSV into a stored run.
     #[command(subcommand)]
     Energy(crate::commands::energy::EnergyCommand),
+    /// The NAND flash model: replay a saved I/O trace, validate it, list presets.
+    #[command(subcommand)]
+    Flash(crate::commands::flash::FlashCommand),
+    /// Flash micro-benchmark: INSERT/SELECT/JOIN/UPDATE per record size and request count,
+    /// timed per request, with modelled NAND flash reads, programs and erases.
+    Flashbench(crate::commands::flashbench::FlashbenchArgs),
+    /// Storage micro-benchmarks (AndroBench/Mobibench style): sequential and random file I/O
+    /// by sync mode and thread count, SQLite transactions per second, calibration table.
+    Storage(crate::commands::storage::StorageArgs),
     /// Replay process (internal: started by `run`).
     #[command(name = "__replay", hide = true)]
     Replay { spec: PathBuf },
@@ -158,6 +167,13 @@ pub struct RunArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub platform: crate::commands::platform::PlatformArgs,
+    /// Save the database's file-level I/O trace (load and run phases) for the flash model.
+    #[arg(long, value_name = "FILE")]
+    pub flash_trace: Option<PathBuf>,
+    /// Model the I/O trace on NAND flash and add the (modelled) counters to the summary:
+    /// PRESET[,key=value…], e.g. mlc-4k,op=0.15 (see `pocketbench flash presets`).
+    #[arg(long, value_name = "SPEC", num_args = 0..=1, default_missing_value = "slc-2k")]
+    pub flash_model: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

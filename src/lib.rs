@@ -4,10 +4,12 @@
 //! The binary (`src/main.rs`) is a thin shell over this library; benchmarks under `benches/`
 //! and integration tests use the same code paths.
 
+pub mod bench_suites;
 pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod error;
+pub mod flash;
 pub mod platform;
 pub mod report;
 pub mod results;

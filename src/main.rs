@@ -26,6 +26,9 @@ fn main() {
         Command::Doctor(args) => commands::doctor::main(args),
         Command::Diagnose(args) => commands::diagnose::main(args),
         Command::Energy(cmd) => commands::energy::main(cmd),
+        Command::Flash(cmd) => commands::flash::main(cmd),
+        Command::Flashbench(args) => commands::flashbench::main(args),
+        Command::Storage(args) => commands::storage::main(args),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
     };
     match outcome {

@@ -6,11 +6,14 @@ pub mod diagnose;
 pub mod doctor;
 pub mod energy;
 pub mod engines;
+pub mod flash;
+pub mod flashbench;
 pub mod matrix;
 pub mod platform;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod storage;
 pub mod trace;
 
 use crate::cli::WorkloadArgs;

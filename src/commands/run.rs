@@ -3,6 +3,8 @@
 use crate::cli::RunArgs;
 use crate::engine::options::parse_pair;
 use crate::error::{Error, Result};
+use crate::flash::config::ModelConfig;
+use crate::flash::run_hook::FlashRequest;
 use crate::report::{progress, run_summary};
 use crate::results::{self, store::Store};
 use crate::run::{self, pacer::Pacing, RunRequest, WorkloadChoice};
@@ -10,10 +12,11 @@ use crate::run::{self, pacer::Pacing, RunRequest, WorkloadChoice};
 pub fn main(args: &RunArgs) -> Result<i32> {
     progress::set_quiet(args.quiet || args.json);
     let request = request(args)?;
+    let flash = flash_request(args)?;
     let prepared = run::prepare(&request)?;
     // Open the store only now: bad input above never creates or touches it.
     let mut store = Store::open(&args.results)?;
-    let output = run::execute(&request, prepared)?;
+    let output = run::execute_with(&request, prepared, &flash)?;
     let summary = results::record(&output, &mut store, args.raw.as_deref(), !args.no_samples)?;
     if args.json {
         super::print_json(&summary)?;
@@ -63,6 +66,20 @@ pub fn request(args: &RunArgs) -> Result<RunRequest> {
         data_dir: args.dir.clone(),
         measure_overhead: !args.no_overhead,
         platform: args.platform.request()?,
+    })
+}
+
+fn flash_request(args: &RunArgs) -> Result<FlashRequest> {
+    if let Some(t) = &args.flash_trace {
+        check_writable_parent(t, "--flash-trace")?;
+    }
+    Ok(FlashRequest {
+        trace_out: args.flash_trace.clone(),
+        model: args
+            .flash_model
+            .as_deref()
+            .map(|s| ModelConfig::parse_spec(s, "--flash-model"))
+            .transpose()?,
     })
 }
 

@@ -12,6 +12,10 @@ pub fn render(s: &RunSummary, store: Option<&str>) -> String {
     latency_table(&mut o, s);
     time_split(&mut o, s);
     io_table(&mut o, s);
+    if let Some(f) = &s.flash {
+        o.push('\n');
+        o.push_str(&crate::flash::report::render(f));
+    }
     footer(&mut o, s, store);
     o
 }

@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod repeats;
 pub mod stats;
 pub mod store;
+pub mod suites;
 pub mod summary;
 pub mod tdist;
 

@@ -136,6 +136,11 @@ impl Store {
         &self.conn
     }
 
+    /// The connection, mutably, for modules that keep their own tables (see `suites`).
+    pub(crate) fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
     /// Begin writing one run. Nothing is visible until [`RunWriter::commit`].
     pub fn begin_run(&mut self) -> Result<RunWriter<'_>> {
         let tx = self.conn.transaction().run_err("results store: BEGIN")?;

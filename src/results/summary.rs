@@ -72,6 +72,9 @@ pub struct RunSummary {
     /// The run's (and baseline's) start and end on the monotonic and wall clocks.
     #[serde(default)]
     pub markers: Option<Markers>,
+    /// Flash model counters (`run --flash-model`); modelled, not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flash: Option<crate::flash::ModelReport>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -180,5 +183,6 @@ pub fn build(
         energy: Some(out.platform.energy.clone()),
         background: out.platform.background.clone(),
         markers: out.platform.markers,
+        flash: out.flash.clone(),
     }
 }

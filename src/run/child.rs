@@ -36,6 +36,9 @@ pub struct ReplaySpec {
     /// Frequency and energy to observe beside the replay.
     #[serde(default)]
     pub observe: ObserveSpec,
+    /// Capture the flash I/O trace of the run phase into this file.
+    #[serde(default)]
+    pub flash_trace: Option<PathBuf>,
 }
 
 /// What the replay process measured besides the samples.
@@ -78,12 +81,18 @@ pub fn main(spec_path: &Path) -> Result<()> {
         .run_err(format!("replay spec {}", spec_path.display()))?;
     let spec: ReplaySpec = serde_json::from_str(&text).run_err("replay spec")?;
     let started = crate::platform::clock::process_start_ns();
+    if let Some(p) = &spec.flash_trace {
+        crate::flash::run_hook::child_begin(p, &format!("{} {:?}", spec.engine, spec.options))?;
+    }
     let opened = mono_ns();
     let mut engine = engine::open(&spec.engine, &spec.options, &spec.data_dir)?;
     let mut reader = TraceReader::open(&spec.trace)?;
     engine.create_schema(&reader.header().workload.model)?;
     let open_ns = mono_ns() - opened;
     let report = replay_with(engine.as_mut(), &mut reader, &spec, started, open_ns)?;
+    if spec.flash_trace.is_some() {
+        crate::flash::run_hook::child_finish()?;
+    }
     let json = serde_json::to_vec(&report).run_err("replay report")?;
     std::fs::write(&spec.report, json).run_err(format!("writing {}", spec.report.display()))
 }

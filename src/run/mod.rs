@@ -12,6 +12,7 @@ pub mod sample;
 
 use crate::engine;
 use crate::error::{Error, Result, ResultExt};
+use crate::flash::run_hook::{self, FlashRequest};
 use crate::platform::cache::{self, CacheState};
 use crate::platform::clock::mono_ns;
 use crate::workload::delay::{self, DelayModel};
@@ -72,6 +73,8 @@ pub struct RunOutput {
     pub overhead: Option<overhead::Overhead>,
     /// Governor, frequency, energy and background load around the replay.
     pub platform: crate::platform::session::PlatformOutcome,
+    /// The flash model's report on the run's I/O trace (`--flash-model`).
+    pub flash: Option<crate::flash::ModelReport>,
     /// Keeps the temporary directory (database, trace, spool) alive until the run is stored.
     pub workdir: Workdir,
 }
@@ -162,6 +165,15 @@ fn default_delay(info: &crate::workload::WorkloadInfo) -> Result<DelayModel> {
 
 /// Load, evict, replay and measure overhead.
 pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
+    execute_with(req, prepared, &FlashRequest::default())
+}
+
+/// [`execute`], also capturing the file-level I/O trace for the flash model when asked.
+pub fn execute_with(
+    req: &RunRequest,
+    prepared: Prepared,
+    flash: &FlashRequest,
+) -> Result<RunOutput> {
     let Prepared {
         workdir,
         trace_path,
@@ -182,17 +194,25 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         spool: workdir.path().join("samples.spool"),
         report: workdir.path().join("replay.json"),
         observe: Default::default(),
+        flash_trace: flash
+            .wanted()
+            .then(|| workdir.path().join("run.flashtrace")),
     };
+    let flash_engine = format!("{} {:?}", req.engine, req.options);
 
     crate::report::progress::phase(&format!(
         "loading {} operations into {}",
         totals.load_ops, req.engine
     ));
+    if flash.wanted() {
+        run_hook::begin_load();
+    }
     let mut engine = engine::open(&req.engine, &req.options, &data_dir)?;
     let mut reader = TraceReader::open(&trace_path)?;
     let load = load::load(engine.as_mut(), &mut reader)?;
     let mut session = crate::platform::session::Session::begin(&req.platform, workdir.path())?;
     spec.observe = session.observe_spec();
+    let mut flash_records = Vec::new();
 
     let (cache, mode, spawn_ns, report) = if req.warm {
         crate::report::progress::phase(&format!(
@@ -201,10 +221,19 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         ));
         let mut reader = TraceReader::open(&trace_path)?;
         let spawn_ns = mono_ns();
+        if flash.wanted() {
+            run_hook::mark_run();
+        }
         let report = child::replay_with(engine.as_mut(), &mut reader, &spec, spawn_ns, 0)?;
+        if flash.wanted() {
+            flash_records = run_hook::end()?;
+        }
         (CacheState::warm(), "warm", spawn_ns, report)
     } else {
         drop(engine);
+        if flash.wanted() {
+            flash_records = run_hook::end()?;
+        }
         let cache = cache::evict_dir(&data_dir, req.drop_caches);
         crate::report::progress::phase(&format!(
             "replaying {} operations in a fresh process ({})",
@@ -218,6 +247,19 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
     };
 
     session.baseline(report.run_end_ns.saturating_sub(report.run_start_ns));
+    let child_trace = spec.flash_trace.as_deref().filter(|_| !req.warm);
+    let flash = if flash.wanted() {
+        crate::report::progress::phase("modelling the flash I/O trace");
+        run_hook::finish(
+            flash,
+            flash_records,
+            child_trace,
+            &spec.spool,
+            &flash_engine,
+        )?
+    } else {
+        None
+    };
     let overhead = if req.measure_overhead {
         crate::report::progress::phase("measuring harness overhead on the null engine");
         Some(overhead::measure(&trace_path)?)
@@ -246,6 +288,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         spool: spec.spool,
         overhead,
         platform,
+        flash,
         workdir,
     })
 }

@@ -6,8 +6,13 @@
 //! The shim is registered once per process under the name [`VFS_NAME`] (not as the default);
 //! connections opened with that VFS name are measured. Memory-mapped reads (`mmap_size > 0`)
 //! reach the page cache without xRead and are therefore not counted; the docs say so.
+//!
+//! When the flash trace is on ([`crate::flash::capture`]), every call is also appended to the
+//! thread's flash trace (deletes as trims); when it is off, that costs one relaxed load.
 
 use crate::engine::io::{self, FileKind, IoStats};
+use crate::flash::capture;
+use crate::flash::trace::IoOp;
 use crate::platform::clock::mono_ns;
 use rusqlite::ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -116,10 +121,14 @@ unsafe extern "C" fn shim_delete(
     let elapsed = mono_ns() - t0;
     // Deleting the rollback journal is how a DELETE-mode transaction commits: account every
     // delete as a truncate of the file kind its name shows.
-    io::record(kind_of_name(name), |s| {
+    let kind = kind_of_name(name);
+    io::record(kind, |s| {
         s.truncates += 1;
         s.truncate_ns += elapsed;
     });
+    if capture::enabled() {
+        capture::io(kind, IoOp::Delete, 0, 0, elapsed);
+    }
     rc
 }
 
@@ -170,6 +179,9 @@ unsafe extern "C" fn x_read(
             s.reads += 1;
             s.read_bytes += amt as u64;
             s.read_ns += ns;
+            if capture::enabled() {
+                capture::io(kind, IoOp::Read, off as u64, amt as u64, ns);
+            }
         },
     )
 }
@@ -189,6 +201,9 @@ unsafe extern "C" fn x_write(
             s.writes += 1;
             s.write_bytes += amt as u64;
             s.write_ns += ns;
+            if capture::enabled() {
+                capture::io(kind, IoOp::Write, off as u64, amt as u64, ns);
+            }
         },
     )
 }
@@ -202,6 +217,9 @@ unsafe extern "C" fn x_truncate(file: *mut ffi::sqlite3_file, size: i64) -> c_in
         |s, ns| {
             s.truncates += 1;
             s.truncate_ns += ns;
+            if capture::enabled() {
+                capture::io(kind, IoOp::Truncate, size as u64, 0, ns);
+            }
         },
     )
 }
@@ -215,6 +233,9 @@ unsafe extern "C" fn x_sync(file: *mut ffi::sqlite3_file, flags: c_int) -> c_int
         |s, ns| {
             s.syncs += 1;
             s.sync_ns += ns;
+            if capture::enabled() {
+                capture::io(kind, IoOp::Sync, 0, 0, ns);
+            }
         },
     )
 }

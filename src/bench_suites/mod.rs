@@ -1,0 +1,82 @@
+//! Self-contained benchmark suites that run below or beside the workload replayer:
+//! [`flashbench`] (unitary SQL requests and the NAND flash work they cause, after the flash
+//! study) and [`storage`] (AndroBench/Mobibench-style file I/O and SQLite transactions).
+//! Shared here: grid parsing and random record text.
+
+pub mod flashbench;
+pub mod storage;
+
+use crate::error::{Error, Result};
+use crate::workload::rng::Rng;
+
+/// Parse `A..B:STEP` (inclusive) or a comma list `A,B,C` of positive integers for `flag`.
+pub fn parse_grid(text: &str, flag: &str) -> Result<Vec<u64>> {
+    let bad = |why: &str| Error::input(format!("{flag} {text}: {why}"));
+    let num = |s: &str| {
+        parse_size(s.trim())
+            .ok_or_else(|| bad("expected a positive integer (K/M suffixes allowed)"))
+    };
+    let values: Vec<u64> = if let Some((range, step)) = text.split_once(':') {
+        let (a, b) = range
+            .split_once("..")
+            .ok_or_else(|| bad("expected A..B:STEP or a comma list"))?;
+        let (a, b, step) = (num(a)?, num(b)?, num(step)?);
+        if a > b {
+            return Err(bad("range start is above its end"));
+        }
+        (a..=b).step_by(step as usize).collect()
+    } else {
+        text.split(',').map(num).collect::<Result<_>>()?
+    };
+    if values.is_empty() || values.contains(&0) {
+        return Err(bad("values must be positive"));
+    }
+    if values.len() > 100_000 {
+        return Err(bad("too many values"));
+    }
+    Ok(values)
+}
+
+/// `4096`, `4K`, `256k`, `32M`, `1G` → bytes (binary multiples); None if malformed or zero.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let (digits, mult) = match s.char_indices().last()? {
+        (i, 'k' | 'K') => (&s[..i], 1 << 10),
+        (i, 'm' | 'M') => (&s[..i], 1 << 20),
+        (i, 'g' | 'G') => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|&n| n > 0)
+}
+
+/// `len` random alphanumeric bytes.
+pub fn random_text(rng: &mut Rng, len: usize) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    (0..len)
+        .map(|_| ALPHABET[rng.below(ALPHABET.len() as u64) as usize] as char)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_and_sizes() {
+        assert_eq!(
+            parse_grid("100..500:100", "--c").unwrap(),
+            vec![100, 200, 300, 400, 500]
+        );
+        assert_eq!(parse_grid("150,300", "--s").unwrap(), vec![150, 300]);
+        assert_eq!(parse_grid("4K,1M", "--s").unwrap(), vec![4096, 1 << 20]);
+        let e = parse_grid("5..1:1", "--counts").unwrap_err().to_string();
+        assert!(e.starts_with("--counts 5..1:1:"), "{e}");
+        assert!(parse_grid("1,x", "--s").is_err());
+        assert!(parse_grid("0", "--s").is_err());
+        assert_eq!(parse_size("32M"), Some(32 << 20));
+        assert_eq!(parse_size("k"), None);
+    }
+}

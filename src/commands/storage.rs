@@ -1,0 +1,191 @@
+//! `pocketbench storage`: AndroBench/Mobibench-style file I/O and SQLite transaction suites
+//! and the calibration table on a directory; stored in the results store; `--show [ID]`
+//! prints a stored run.
+
+use super::flashbench::check_sqlite_option;
+use crate::bench_suites::parse_size;
+use crate::bench_suites::storage::fileio::SyncMode;
+use crate::bench_suites::storage::sqlite_tx::TxSettings;
+use crate::bench_suites::storage::{self, report, Part, Settings, StorageRun};
+use crate::error::{Error, Result};
+use crate::report::progress;
+use crate::results::{store::Store, suites};
+use clap::Args;
+use std::path::PathBuf;
+
+const SUITE: &str = "storage";
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Examples:\n  pocketbench storage                                    AndroBench defaults on the current directory\n  pocketbench storage --dir /data/local/tmp --sync none,osync,fsync,fdatasync,direct,mmap\n  pocketbench storage --tests seq-write,rand-write --threads 1,2,4 --runs 5\n  pocketbench storage --tests mobibench --journal-mode wal --synchronous normal\n  pocketbench storage --show --json"
+)]
+pub struct StorageArgs {
+    /// Directory to measure (a private subdirectory is created and removed).
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+    /// Parts: seq-read, seq-write, rand-read, rand-write, androbench, mobibench, calibration.
+    #[arg(
+        long,
+        default_value = "seq-read,seq-write,rand-read,rand-write,androbench,mobibench,calibration"
+    )]
+    pub tests: String,
+    /// Sequential-read (and random-read) file size.
+    #[arg(long, default_value = "32M")]
+    pub read_size: String,
+    /// Sequential-write (and random-write) file size.
+    #[arg(long, default_value = "2M")]
+    pub write_size: String,
+    /// Bytes per sequential call.
+    #[arg(long, default_value = "256K")]
+    pub buffer: String,
+    /// Random 4 KiB calls per thread (default: file size / 4 KiB).
+    #[arg(long)]
+    pub rand_ops: Option<u64>,
+    /// Sync modes (comma list): none, osync, fsync, fdatasync, direct, mmap.
+    #[arg(long, default_value = "direct")]
+    pub sync: String,
+    /// Thread counts (comma list), each thread on its own file.
+    #[arg(long, default_value = "1")]
+    pub threads: String,
+    /// Repetitions of every test.
+    #[arg(long, default_value_t = 3)]
+    pub runs: u32,
+    /// Transactions per phase of the SQLite suites.
+    #[arg(long, default_value_t = 1000)]
+    pub txns: u64,
+    /// SQLite journal mode for the transaction suites.
+    #[arg(long, default_value = "delete")]
+    pub journal_mode: String,
+    /// SQLite synchronous setting for the transaction suites.
+    #[arg(long, default_value = "full")]
+    pub synchronous: String,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Results store.
+    #[arg(long, default_value = "pocketbench.db")]
+    pub results: PathBuf,
+    /// Print a stored run (the latest without ID) instead of running.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "0")]
+    pub show: Option<i64>,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+fn list<T>(
+    text: &str,
+    flag: &str,
+    parse: impl Fn(&str) -> Option<T>,
+    expected: &str,
+) -> Result<Vec<T>> {
+    text.split(',')
+        .map(|w| {
+            parse(w.trim()).ok_or_else(|| {
+                Error::input(format!("{flag} {text}: '{w}' is not one of {expected}"))
+            })
+        })
+        .collect()
+}
+
+fn settings(a: &StorageArgs) -> Result<Settings> {
+    let bytes = |v: &str, flag: &str| {
+        parse_size(v).filter(|b| b % 4096 == 0).ok_or_else(|| {
+            Error::input(format!(
+                "{flag} {v}: expected a size that is a multiple of 4K, e.g. 256K or 32M"
+            ))
+        })
+    };
+    let (read_size, write_size, buffer) = (
+        bytes(&a.read_size, "--read-size")?,
+        bytes(&a.write_size, "--write-size")?,
+        bytes(&a.buffer, "--buffer")?,
+    );
+    if buffer > read_size.min(write_size) {
+        return Err(Error::input(format!(
+            "--buffer {}: larger than the file sizes",
+            a.buffer
+        )));
+    }
+    if !(1..=1000).contains(&a.runs) {
+        return Err(Error::input(format!("--runs {}: must be 1..1000", a.runs)));
+    }
+    if a.txns == 0 {
+        return Err(Error::input("--txns 0: must be positive"));
+    }
+    if a.rand_ops == Some(0) {
+        return Err(Error::input("--rand-ops 0: must be positive"));
+    }
+    check_sqlite_option("journal_mode", "--journal-mode", &a.journal_mode)?;
+    check_sqlite_option("synchronous", "--synchronous", &a.synchronous)?;
+    if !a.dir.is_dir() {
+        return Err(Error::input(format!(
+            "--dir {}: not a directory",
+            a.dir.display()
+        )));
+    }
+    let threads = list(
+        &a.threads,
+        "--threads",
+        |w| w.parse::<u32>().ok().filter(|n| (1..=256).contains(n)),
+        "1..256",
+    )?;
+    Ok(Settings {
+        dir: a.dir.clone(),
+        parts: list(
+            &a.tests,
+            "--tests",
+            Part::parse,
+            "seq-read, seq-write, rand-read, rand-write, androbench, mobibench, calibration",
+        )?,
+        seq_read_size: read_size,
+        seq_write_size: write_size,
+        buffer,
+        rand_ops: a.rand_ops,
+        modes: list(
+            &a.sync,
+            "--sync",
+            SyncMode::parse,
+            "none, osync, fsync, fdatasync, direct, mmap",
+        )?,
+        threads,
+        runs: a.runs,
+        tx: TxSettings {
+            txns: a.txns,
+            journal_mode: a.journal_mode.clone(),
+            synchronous: a.synchronous.clone(),
+        },
+        seed: a.seed,
+    })
+}
+
+pub fn main(a: &StorageArgs) -> Result<i32> {
+    progress::set_quiet(a.quiet || a.json);
+    let r = if let Some(id) = a.show {
+        if !a.results.is_file() {
+            return Err(Error::input(format!(
+                "--results {}: no results store there",
+                a.results.display()
+            )));
+        }
+        let mut store = Store::open(&a.results)?;
+        let (id, v) = suites::load(&mut store, SUITE, (id > 0).then_some(id))?;
+        let mut r: StorageRun = serde_json::from_value(v)
+            .map_err(|e| Error::failed(format!("results store: storage run {id}: {e}")))?;
+        r.id = id;
+        r
+    } else {
+        let s = settings(a)?;
+        let mut store = Store::open(&a.results)?;
+        let mut r = storage::run(&s, &mut |what| progress::phase(&format!("storage: {what}")))?;
+        let v = serde_json::to_value(&r).map_err(|e| Error::failed(e.to_string()))?;
+        r.id = suites::save(&mut store, SUITE, &r.created_at, &v, &[])?;
+        r
+    };
+    if a.json {
+        super::print_json(&r)?;
+    } else {
+        print!("{}", report::render(&r));
+    }
+    Ok(0)
+}

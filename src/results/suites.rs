@@ -1,0 +1,134 @@
+//! Benchmark-suite runs in the results store (`flashbench`, `storage`): one row per run with
+//! its JSON summary, plus named series of integers (per-request response times, per-request
+//! flash counters) stored as little-endian u64 blobs. A run is written in one transaction.
+
+use super::store::Store;
+use crate::error::{Error, Result, ResultExt};
+use rusqlite::{params, OptionalExtension};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS suite_runs (
+    id INTEGER PRIMARY KEY,
+    suite TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    summary TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS suite_series (
+    run_id INTEGER NOT NULL REFERENCES suite_runs(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (run_id, name)
+) WITHOUT ROWID;
+";
+
+/// Store one suite run; returns its id.
+pub fn save(
+    store: &mut Store,
+    suite: &str,
+    created_at: &str,
+    summary: &serde_json::Value,
+    series: &[(String, Vec<u64>)],
+) -> Result<i64> {
+    let conn = store.conn_mut();
+    conn.execute_batch(SCHEMA)
+        .run_err("results store: suite tables")?;
+    let tx = conn.transaction().run_err("results store: BEGIN")?;
+    let json = serde_json::to_string(summary).run_err("results store: summary")?;
+    tx.execute(
+        "INSERT INTO suite_runs (suite, created_at, summary) VALUES (?1, ?2, ?3)",
+        params![suite, created_at, json],
+    )
+    .run_err("results store: insert suite run")?;
+    let id = tx.last_insert_rowid();
+    {
+        let mut stmt = tx
+            .prepare("INSERT INTO suite_series VALUES (?1, ?2, ?3)")
+            .run_err("results store")?;
+        for (name, values) in series {
+            let blob: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            stmt.execute(params![id, name, blob])
+                .run_err("results store: insert series")?;
+        }
+    }
+    tx.commit().run_err("results store: COMMIT")?;
+    Ok(id)
+}
+
+/// The summary of suite run `id` (or the latest run of `suite` when `id` is None).
+pub fn load(store: &mut Store, suite: &str, id: Option<i64>) -> Result<(i64, serde_json::Value)> {
+    let path = store.path().display().to_string();
+    let conn = store.conn_mut();
+    conn.execute_batch(SCHEMA)
+        .run_err("results store: suite tables")?;
+    let row: Option<(i64, String)> = match id {
+        Some(id) => conn
+            .query_row(
+                "SELECT id, summary FROM suite_runs WHERE id = ?1 AND suite = ?2",
+                params![id, suite],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional(),
+        None => conn
+            .query_row(
+                "SELECT id, summary FROM suite_runs WHERE suite = ?1 ORDER BY id DESC LIMIT 1",
+                params![suite],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional(),
+    }
+    .run_err("results store")?;
+    let (id, text) = row.ok_or_else(|| {
+        Error::input(format!(
+            "--show: no {suite} run{} in {path}",
+            id.map(|i| format!(" with id {i}")).unwrap_or_default()
+        ))
+    })?;
+    let v = serde_json::from_str(&text).run_err(format!("results store: {suite} run {id}"))?;
+    Ok((id, v))
+}
+
+/// Series `name` of run `id` (empty if absent).
+pub fn series(store: &mut Store, id: i64, name: &str) -> Result<Vec<u64>> {
+    let blob: Option<Vec<u8>> = store
+        .conn_mut()
+        .query_row(
+            "SELECT data FROM suite_series WHERE run_id = ?1 AND name = ?2",
+            params![id, name],
+            |r| r.get(0),
+        )
+        .optional()
+        .run_err("results store")?;
+    Ok(blob
+        .unwrap_or_default()
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_and_series_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+        let v = serde_json::json!({"cells": 2});
+        let id = save(
+            &mut store,
+            "flashbench",
+            "now",
+            &v,
+            &[("a".into(), vec![1, 2, 3])],
+        )
+        .unwrap();
+        assert_eq!(
+            load(&mut store, "flashbench", None).unwrap(),
+            (id, v.clone())
+        );
+        assert_eq!(load(&mut store, "flashbench", Some(id)).unwrap().1, v);
+        assert!(load(&mut store, "storage", None).is_err());
+        assert_eq!(series(&mut store, id, "a").unwrap(), vec![1, 2, 3]);
+        assert!(series(&mut store, id, "b").unwrap().is_empty());
+    }
+}
