@@ -13,6 +13,7 @@ pub fn render(s: &RunSummary, store: Option<&str>) -> String {
     latency_table(&mut o, s);
     time_split(&mut o, s);
     io_table(&mut o, s);
+    engine_lines(&mut o, s);
     footer(&mut o, s, store);
     o
 }
@@ -162,6 +163,31 @@ fn io_table(o: &mut String, s: &RunSummary) {
             io.syncs,
             ns(io.sync_ns)
         );
+    }
+}
+
+/// Read-your-writes check and the engine's own counters.
+fn engine_lines(o: &mut String, s: &RunSummary) {
+    let v = &s.verification;
+    if v.checked + v.unchecked > 0 {
+        let sample = if v.stride > 1 {
+            format!(", one key in {} tracked", v.stride)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            o,
+            "verified   {} reads compared with what was written: {} mismatches ({} unchecked{sample})",
+            v.checked, v.mismatches, v.unchecked
+        );
+    }
+    if !s.engine_stats.is_empty() {
+        let parts: Vec<String> = s
+            .engine_stats
+            .iter()
+            .map(|(k, c)| format!("{k} {} → {}", c.before, c.after))
+            .collect();
+        let _ = writeln!(o, "engine     {}", parts.join("; "));
     }
 }
 

@@ -48,6 +48,13 @@ pub struct RunSummary {
     pub overhead: Option<Overhead>,
     pub process: ProcessCounters,
     pub environment: serde_json::Value,
+    /// Read-your-writes check inside the run (key-value workloads).
+    #[serde(default)]
+    pub verification: crate::run::verify::Verification,
+    /// Engine-internal counters (RocksDB/LevelDB compactions and stalls, …) before and after
+    /// the run.
+    #[serde(default)]
+    pub engine_stats: BTreeMap<String, crate::engine::StatChange>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -143,5 +150,7 @@ pub fn build(
         overhead: out.overhead,
         process: r.process,
         environment,
+        verification: r.verification,
+        engine_stats: r.engine_stats.clone(),
     }
 }

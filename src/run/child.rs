@@ -51,6 +51,12 @@ pub struct ReplayReport {
     pub io_by_kind: BTreeMap<String, IoStats>,
     pub process: ProcessCounters,
     pub timer_slack_ns: Option<u64>,
+    /// Read-your-writes check of the run (key-value workloads).
+    #[serde(default)]
+    pub verification: super::verify::Verification,
+    /// Engine counters (compactions, stalls, …) before and after the run.
+    #[serde(default)]
+    pub engine_stats: BTreeMap<String, crate::engine::StatChange>,
 }
 
 /// Streams samples to the spool file.
@@ -131,6 +137,8 @@ fn report(
         io_by_kind,
         process: t.process,
         timer_slack_ns,
+        verification: t.verification,
+        engine_stats: t.engine_stats,
     }
 }
 
