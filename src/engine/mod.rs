@@ -144,6 +144,8 @@ pub const REGISTRY: &[&EngineDescriptor] = &[
     &redb::DESCRIPTOR,
     #[cfg(feature = "berkeleydb")]
     &berkeleydb::DESCRIPTOR,
+    #[cfg(feature = "berkeleydb")]
+    &berkeleydb::sql::DESCRIPTOR,
     #[cfg(feature = "rocksdb")]
     &rocksdb::DESCRIPTOR,
     #[cfg(feature = "leveldb")]
