@@ -34,10 +34,36 @@ pub const DESCRIPTOR: EngineDescriptor = EngineDescriptor {
 };
 
 const SPECS: &[OptionSpec] = &[
-    OptionSpec { name: "sync", default: "off", help: "on: fsync the log at every write (WriteOptions.sync)", kind: OptionKind::OneOf(&["on", "off"]) },
-    OptionSpec { name: "write_buffer_size", default: "4194304", help: "bytes of memtable before it is written to a level-0 table", kind: OptionKind::Integer { min: 65536, max: 1 << 34 } },
-    OptionSpec { name: "block_cache_size", default: "8388608", help: "bytes of LRU block cache", kind: OptionKind::Integer { min: 0, max: 1 << 40 } },
-    OptionSpec { name: "compression", default: "snappy", help: "block compression", kind: OptionKind::OneOf(&["none", "snappy"]) },
+    OptionSpec {
+        name: "sync",
+        default: "off",
+        help: "on: fsync the log at every write (WriteOptions.sync)",
+        kind: OptionKind::OneOf(&["on", "off"]),
+    },
+    OptionSpec {
+        name: "write_buffer_size",
+        default: "4194304",
+        help: "bytes of memtable before it is written to a level-0 table",
+        kind: OptionKind::Integer {
+            min: 65536,
+            max: 1 << 34,
+        },
+    },
+    OptionSpec {
+        name: "block_cache_size",
+        default: "8388608",
+        help: "bytes of LRU block cache",
+        kind: OptionKind::Integer {
+            min: 0,
+            max: 1 << 40,
+        },
+    },
+    OptionSpec {
+        name: "compression",
+        default: "snappy",
+        help: "block compression",
+        kind: OptionKind::OneOf(&["none", "snappy"]),
+    },
 ];
 
 pub fn version() -> String {
@@ -77,9 +103,8 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
             kv::option_u64(options, "write_buffer_size", 4 << 20) as usize,
         );
         (API.options_set_compression)(o, compression);
-        let cache = (API.cache_create_lru)(
-            kv::option_u64(options, "block_cache_size", 8 << 20) as usize,
-        );
+        let cache =
+            (API.cache_create_lru)(kv::option_u64(options, "block_cache_size", 8 << 20) as usize);
         leveldb_options_set_cache(o, cache);
         let write = (API.writeoptions_create)();
         (API.writeoptions_set_sync)(write, u8::from(kv::option_on(options, "sync", false)));

@@ -25,13 +25,32 @@ macro_rules! lsm_ffi {
             #[link(name = $lib)]
             extern "C" {
                 #[link_name = concat!($prefix, "_open")]
-                pub fn open(o: *const c_void, name: *const c_char, err: *mut *mut c_char) -> *mut c_void;
+                pub fn open(
+                    o: *const c_void,
+                    name: *const c_char,
+                    err: *mut *mut c_char,
+                ) -> *mut c_void;
                 #[link_name = concat!($prefix, "_close")]
                 pub fn close(db: *mut c_void);
                 #[link_name = concat!($prefix, "_put")]
-                pub fn put(db: *mut c_void, o: *const c_void, k: *const c_char, kl: usize, v: *const c_char, vl: usize, err: *mut *mut c_char);
+                pub fn put(
+                    db: *mut c_void,
+                    o: *const c_void,
+                    k: *const c_char,
+                    kl: usize,
+                    v: *const c_char,
+                    vl: usize,
+                    err: *mut *mut c_char,
+                );
                 #[link_name = concat!($prefix, "_get")]
-                pub fn get(db: *mut c_void, o: *const c_void, k: *const c_char, kl: usize, vl: *mut usize, err: *mut *mut c_char) -> *mut c_char;
+                pub fn get(
+                    db: *mut c_void,
+                    o: *const c_void,
+                    k: *const c_char,
+                    kl: usize,
+                    vl: *mut usize,
+                    err: *mut *mut c_char,
+                ) -> *mut c_char;
                 #[link_name = concat!($prefix, "_create_iterator")]
                 pub fn create_iterator(db: *mut c_void, o: *const c_void) -> *mut c_void;
                 #[link_name = concat!($prefix, "_iter_destroy")]
@@ -166,7 +185,9 @@ fn take_err(api: &Api, err: *mut c_char) -> std::result::Result<(), String> {
         return Ok(());
     }
     // SAFETY: the library returned a NUL-terminated string allocated with malloc.
-    let msg = unsafe { CStr::from_ptr(err) }.to_string_lossy().into_owned();
+    let msg = unsafe { CStr::from_ptr(err) }
+        .to_string_lossy()
+        .into_owned();
     // SAFETY: freed once, with the library's own free.
     unsafe { (api.free)(err.cast()) };
     Err(format!("{}: {msg}", api.name))
@@ -184,6 +205,11 @@ pub struct Handles {
     pub cleanup: Option<Box<dyn FnOnce()>>,
 }
 
+/// Reads the library-specific counters of an open database.
+pub type StatsFn = Box<dyn Fn(&Lsm) -> BTreeMap<String, u64>>;
+/// Runs at the end of the load phase on the raw database handle.
+pub type AfterLoadFn = Box<dyn Fn(Ptr) -> std::result::Result<(), String>>;
+
 /// An open RocksDB or LevelDB database.
 pub struct Lsm {
     api: &'static Api,
@@ -193,9 +219,9 @@ pub struct Lsm {
     bulk: bool,
     io: ThreadIo,
     /// Library-specific counters (statistics, properties), read before and after the run.
-    stats: Box<dyn Fn(&Lsm) -> BTreeMap<String, u64>>,
+    stats: StatsFn,
     /// Called at the end of the load phase (RocksDB flushes the memtable).
-    after_load: Box<dyn Fn(Ptr) -> std::result::Result<(), String>>,
+    after_load: AfterLoadFn,
 }
 
 impl Lsm {
@@ -204,8 +230,8 @@ impl Lsm {
         api: &'static Api,
         dir: &Path,
         handles: Handles,
-        stats: Box<dyn Fn(&Lsm) -> BTreeMap<String, u64>>,
-        after_load: Box<dyn Fn(Ptr) -> std::result::Result<(), String>>,
+        stats: StatsFn,
+        after_load: AfterLoadFn,
     ) -> Result<Lsm> {
         let path = CString::new(dir.as_os_str().as_encoded_bytes())
             .map_err(|_| Error::input(format!("{}: path contains NUL", dir.display())))?;
@@ -227,7 +253,8 @@ impl Lsm {
             stats,
             after_load,
         };
-        take_err(api, err).map_err(|e| Error::failed(format!("{e} (opening {})", dir.display())))?;
+        take_err(api, err)
+            .map_err(|e| Error::failed(format!("{e} (opening {})", dir.display())))?;
         if lsm.db.is_null() {
             lsm.db = std::ptr::null_mut();
             return Err(Error::failed(format!("{}: open failed", api.name)));

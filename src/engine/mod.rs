@@ -152,6 +152,14 @@ pub const REGISTRY: &[&EngineDescriptor] = &[
     &leveldb::DESCRIPTOR,
 ];
 
+/// Engines behind cargo features, and the feature that builds each.
+const FEATURE_ENGINES: &[(&str, &str)] = &[
+    ("berkeleydb", "berkeleydb"),
+    ("berkeleydb-sql", "berkeleydb"),
+    ("rocksdb", "rocksdb"),
+    ("leveldb", "leveldb"),
+];
+
 pub fn descriptor(name: &str) -> Result<&'static EngineDescriptor> {
     REGISTRY
         .iter()
@@ -159,6 +167,12 @@ pub fn descriptor(name: &str) -> Result<&'static EngineDescriptor> {
         .find(|d| d.name == name)
         .ok_or_else(|| {
             let names: Vec<&str> = REGISTRY.iter().map(|d| d.name).collect();
+            if let Some((_, feature)) = FEATURE_ENGINES.iter().find(|(n, _)| *n == name) {
+                return Error::input(format!(
+                    "--engine {name}: not in this build (rebuild with `cargo build --features {feature}`; available: {})",
+                    names.join(", ")
+                ));
+            }
             Error::input(format!(
                 "--engine: unknown engine '{name}' (available: {})",
                 names.join(", ")

@@ -85,7 +85,12 @@ pub fn parse_statistics(text: &str, out: &mut BTreeMap<String, u64>) {
         };
         let value = |key: &str| -> Option<u64> {
             let after = rest.split(key).nth(1)?.trim_start().strip_prefix(':')?;
-            after.split_whitespace().next()?.parse::<f64>().ok().map(|v| v as u64)
+            after
+                .split_whitespace()
+                .next()?
+                .parse::<f64>()
+                .ok()
+                .map(|v| v as u64)
         };
         if TICKERS.contains(&name) {
             if let Some(v) = value("COUNT") {
@@ -115,7 +120,8 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
             kv::option_u64(options, "write_buffer_size", 64 << 20) as usize,
         );
         (API.options_set_compression)(o, code);
-        let cache = (API.cache_create_lru)(kv::option_u64(options, "block_cache_size", 8 << 20) as usize);
+        let cache =
+            (API.cache_create_lru)(kv::option_u64(options, "block_cache_size", 8 << 20) as usize);
         let table = rocksdb_block_based_options_create();
         rocksdb_block_based_options_set_block_cache(table, cache);
         rocksdb_options_set_block_based_table_factory(o, table);

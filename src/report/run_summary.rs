@@ -181,13 +181,22 @@ fn engine_lines(o: &mut String, s: &RunSummary) {
             v.checked, v.mismatches, v.unchecked
         );
     }
-    if !s.engine_stats.is_empty() {
-        let parts: Vec<String> = s
-            .engine_stats
-            .iter()
-            .map(|(k, c)| format!("{k} {} → {}", c.before, c.after))
-            .collect();
-        let _ = writeln!(o, "engine     {}", parts.join("; "));
+    // Counters that moved or are nonzero, four to a line.
+    let parts: Vec<String> = s
+        .engine_stats
+        .iter()
+        .filter(|(_, c)| c.before != 0 || c.after != 0)
+        .map(|(k, c)| {
+            if c.after >= c.before {
+                format!("{k} +{} (→ {})", c.after - c.before, c.after)
+            } else {
+                format!("{k} {} → {}", c.before, c.after)
+            }
+        })
+        .collect();
+    for (i, chunk) in parts.chunks(4).enumerate() {
+        let label = if i == 0 { "engine" } else { "" };
+        let _ = writeln!(o, "{label:<10} {}", chunk.join("; "));
     }
 }
 

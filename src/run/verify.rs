@@ -68,7 +68,7 @@ impl Verifier {
 
     fn tracked(&self, key: u64) -> bool {
         let mut h = key;
-        self.totals.stride == 1 || splitmix64(&mut h) % self.totals.stride == 0
+        self.totals.stride == 1 || splitmix64(&mut h).is_multiple_of(self.totals.stride)
     }
 
     /// Remember what a successful write stored.

@@ -114,12 +114,7 @@ unsafe extern "C" fn h_pread(fd: c_int, buf: *mut c_void, n: usize, off: libc::o
     ) as isize
 }
 
-unsafe extern "C" fn h_pwrite(
-    fd: c_int,
-    buf: *const c_void,
-    n: usize,
-    off: libc::off_t,
-) -> isize {
+unsafe extern "C" fn h_pwrite(fd: c_int, buf: *const c_void, n: usize, off: libc::off_t) -> isize {
     timed(
         fd,
         || unsafe { libc::pwrite(fd, buf, n, off) } as i64,

@@ -51,8 +51,13 @@ extern "C" {
         cap: usize,
         len: *mut usize,
     ) -> c_int;
-    fn pb_bdb_put(h: *mut Handle, k: *const c_void, kl: usize, v: *const c_void, vl: usize)
-        -> c_int;
+    fn pb_bdb_put(
+        h: *mut Handle,
+        k: *const c_void,
+        kl: usize,
+        v: *const c_void,
+        vl: usize,
+    ) -> c_int;
     fn pb_bdb_scan(
         h: *mut Handle,
         start: *const c_void,
@@ -91,14 +96,28 @@ pub const DESCRIPTOR: EngineDescriptor = EngineDescriptor {
 
 /// Options shared by both BerkeleyDB engines (the SQL engine has no `transactions`: its front
 /// end is always transactional).
-pub(crate) const CACHE_SIZE: OptionSpec = OptionSpec { name: "cache_size", default: "262144", help: "bytes of BerkeleyDB cache (PocketData's BDB100: 104857600)", kind: OptionKind::Integer { min: 20480, max: 1 << 40 } };
+pub(crate) const CACHE_SIZE: OptionSpec = OptionSpec {
+    name: "cache_size",
+    default: "262144",
+    help: "bytes of BerkeleyDB cache (PocketData's BDB100: 104857600)",
+    kind: OptionKind::Integer {
+        min: 20480,
+        max: 1 << 40,
+    },
+};
 pub(crate) const PAGE_SIZE: OptionSpec = OptionSpec { name: "page_size", default: "0", help: "database page size, a power of two 512..65536 (0: BerkeleyDB picks from the file system block size)", kind: OptionKind::Integer { min: 0, max: 65536 } };
 pub(crate) const SYNC: OptionSpec = OptionSpec { name: "sync", default: "on", help: "on: sync the log at each commit (non-transactional: flush the cache after each write); write_nosync: write the log, do not sync (DB_TXN_WRITE_NOSYNC); off: neither (DB_TXN_NOSYNC)", kind: OptionKind::OneOf(&["on", "write_nosync", "off"]) };
 
 const SPECS: &[OptionSpec] = &[
     CACHE_SIZE,
     PAGE_SIZE,
-    OptionSpec { name: "transactions", default: "on", help: "on: transactional environment (log, locks, auto-commit writes); off: data store only", kind: OptionKind::OneOf(&["on", "off"]) },
+    OptionSpec {
+        name: "transactions",
+        default: "on",
+        help:
+            "on: transactional environment (log, locks, auto-commit writes); off: data store only",
+        kind: OptionKind::OneOf(&["on", "off"]),
+    },
     SYNC,
 ];
 

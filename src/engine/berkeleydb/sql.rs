@@ -138,7 +138,11 @@ pub fn version() -> String {
 /// `DB_CONFIG` lines for the options.
 fn db_config(options: &EngineOptions) -> String {
     let cache = kv::option_u64(options, "cache_size", 262_144);
-    let mut text = format!("set_cachesize {} {} 1\n", cache >> 30, cache & ((1 << 30) - 1));
+    let mut text = format!(
+        "set_cachesize {} {} 1\n",
+        cache >> 30,
+        cache & ((1 << 30) - 1)
+    );
     match super::sync_mode(options) {
         1 => text.push_str("set_flags DB_TXN_WRITE_NOSYNC\n"),
         2 => text.push_str("set_flags DB_TXN_NOSYNC\n"),

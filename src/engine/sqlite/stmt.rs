@@ -125,8 +125,7 @@ impl RawStmt {
             let mut sum = 0usize;
             for i in 0..n {
                 let p = (self.api.column_blob)(self.stmt, i);
-                sum = sum
-                    .wrapping_add((self.api.column_bytes)(self.stmt, i) as usize + p as usize);
+                sum = sum.wrapping_add((self.api.column_bytes)(self.stmt, i) as usize + p as usize);
             }
             std::hint::black_box(sum);
         }
