@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 say() { printf '\n== %s\n' "$*"; }
 
 # System packages the full build and test suite use (none are needed by the default build).
-APT_PACKAGES=(pkg-config)
+# The engines behind cargo features link Debian's BerkeleyDB 5.3 (key-value and SQL), RocksDB
+# and LevelDB.
+APT_PACKAGES=(pkg-config libdb5.3-dev libdb5.3-sql-dev librocksdb-dev libleveldb-dev)
 
 install_apt_packages() {
     local missing=()
@@ -48,11 +50,15 @@ cargo clippy --all-targets --locked -- -D warnings
 say "unit and integration tests"
 cargo test --locked
 
+say "lint and tests with every engine (--features all-engines)"
+cargo clippy --all-targets --all-features --locked -- -D warnings
+cargo test --locked --features all-engines
+
 say "release build and the default run"
 cargo build --release --locked
 results_dir=$(mktemp -d)
 trap 'rm -rf "$results_dir"' EXIT
-./target/release/pocketbench run --quiet --results "$results_dir/smoke.db" --ops 200
-./target/release/pocketbench results list --results "$results_dir/smoke.db"
+"${CARGO_TARGET_DIR:-target}"/release/pocketbench run --quiet --results "$results_dir/smoke.db" --ops 200
+"${CARGO_TARGET_DIR:-target}"/release/pocketbench results list --results "$results_dir/smoke.db"
 
 say "all checks passed"
