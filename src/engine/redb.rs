@@ -38,7 +38,7 @@ const TABLE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("usertable");
 pub const DB_FILE: &str = "pocketbench.redb";
 
 pub fn version() -> String {
-    "2.6 (crate)".to_string()
+    env!("POCKETBENCH_REDB_VERSION").to_string()
 }
 
 /// redb's file backend, with every call counted on the calling thread.

@@ -127,10 +127,9 @@ pub const DB_FILE: &str = "pocketbench.bdb";
 const BULK_CHUNK: u64 = 10_000;
 
 pub fn version() -> String {
-    // SAFETY: db_version returns a static string.
-    unsafe { CStr::from_ptr(pb_bdb_version()) }
-        .to_string_lossy()
-        .into_owned()
+    // SAFETY: db_version returns a static string ("Berkeley DB 5.3.28: (date)").
+    let full = unsafe { CStr::from_ptr(pb_bdb_version()) }.to_string_lossy();
+    full.split(':').next().unwrap_or(&full).to_string()
 }
 
 /// The page size option, checked (BerkeleyDB wants a power of two).
