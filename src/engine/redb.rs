@@ -38,7 +38,9 @@ const TABLE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("usertable");
 pub const DB_FILE: &str = "pocketbench.redb";
 
 pub fn version() -> String {
-    env!("POCKETBENCH_REDB_VERSION").to_string()
+    option_env!("POCKETBENCH_REDB_VERSION")
+        .unwrap_or("unknown")
+        .to_string()
 }
 
 /// redb's file backend, with every call counted on the calling thread.
