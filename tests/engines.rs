@@ -121,6 +121,29 @@ fn lmdb_syncs_are_counted_per_operation() {
 fn berkeleydb_runs_every_ycsb_workload() {
     all_ycsb("berkeleydb", &[]);
     all_ycsb("berkeleydb", &["transactions=off", "cache_size=1048576"]);
+    // BerkeleyDB's I/O hooks see each commit's log write and sync, on the log file.
+    let dir = tempfile::tempdir().unwrap();
+    let s = run("berkeleydb", "ycsb-a", &["sync=on"], dir.path());
+    let updates = s["latency_us"]["update"]["count"].as_u64().unwrap();
+    assert!(s["io"]["wal"]["syncs"].as_u64().unwrap() >= updates);
+    assert!(s["io"]["wal"]["sync_ns"].as_u64().unwrap() > 0);
+    let results = dir.path().join("bad.db");
+    let bad = pocketbench(&[
+        "run",
+        "--engine",
+        "berkeleydb",
+        "-o",
+        "page_size=3000",
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("engine berkeleydb: must be 0 or a power of two"),
+        "{err}"
+    );
+    assert!(!results.exists());
 }
 
 #[cfg(feature = "berkeleydb")]

@@ -12,6 +12,8 @@ pub enum OptionKind {
     OneOf(&'static [&'static str]),
     /// A signed integer within bounds.
     Integer { min: i64, max: i64 },
+    /// 0 (the engine chooses) or a power of two within bounds (page sizes).
+    PowerOfTwo { min: i64, max: i64 },
 }
 
 /// One option an engine accepts.
@@ -38,6 +40,15 @@ impl OptionSpec {
                 Ok(v) if (min..=max).contains(&v) => Ok(v.to_string()),
                 Ok(_) => Err(bad(format!("must be between {min} and {max}"))),
                 Err(_) => Err(bad("expected an integer".into())),
+            },
+            OptionKind::PowerOfTwo { min, max } => match value.parse::<i64>() {
+                Ok(0) => Ok("0".into()),
+                Ok(v) if (min..=max).contains(&v) && (v as u64).is_power_of_two() => {
+                    Ok(v.to_string())
+                }
+                _ => Err(bad(format!(
+                    "must be 0 or a power of two from {min} to {max}"
+                ))),
             },
         }
     }
@@ -121,6 +132,19 @@ mod tests {
             .to_string();
         assert!(e.contains("between 0 and 10"), "{e}");
         assert!(parse_pair("novalue").is_err());
+        let pow = [OptionSpec {
+            name: "page_size",
+            default: "0",
+            help: "",
+            kind: OptionKind::PowerOfTwo {
+                min: 512,
+                max: 65536,
+            },
+        }];
+        for (v, ok) in [("0", true), ("4096", true), ("3000", false), ("256", false)] {
+            let r = EngineOptions::validate("x", &pow, &raw("page_size", v));
+            assert_eq!(r.is_ok(), ok, "{v}");
+        }
         assert_eq!(parse_pair("a=b").unwrap(), ("a".into(), "b".into()));
     }
 }

@@ -105,7 +105,15 @@ pub(crate) const CACHE_SIZE: OptionSpec = OptionSpec {
         max: 1 << 40,
     },
 };
-pub(crate) const PAGE_SIZE: OptionSpec = OptionSpec { name: "page_size", default: "0", help: "database page size, a power of two 512..65536 (0: BerkeleyDB picks from the file system block size)", kind: OptionKind::Integer { min: 0, max: 65536 } };
+pub(crate) const PAGE_SIZE: OptionSpec = OptionSpec {
+    name: "page_size",
+    default: "0",
+    help: "database page size (0: BerkeleyDB picks from the file system block size)",
+    kind: OptionKind::PowerOfTwo {
+        min: 512,
+        max: 65536,
+    },
+};
 pub(crate) const SYNC: OptionSpec = OptionSpec { name: "sync", default: "on", help: "on: sync the log at each commit (non-transactional: flush the cache after each write); write_nosync: write the log, do not sync (DB_TXN_WRITE_NOSYNC); off: neither (DB_TXN_NOSYNC)", kind: OptionKind::OneOf(&["on", "write_nosync", "off"]) };
 
 const SPECS: &[OptionSpec] = &[
@@ -132,15 +140,9 @@ pub fn version() -> String {
     full.split(':').next().unwrap_or(&full).to_string()
 }
 
-/// The page size option, checked (BerkeleyDB wants a power of two).
-pub(crate) fn page_size(engine: &str, options: &EngineOptions) -> Result<u32> {
-    let p = kv::option_u64(options, "page_size", 0) as u32;
-    if p != 0 && (p < 512 || !p.is_power_of_two()) {
-        return Err(Error::input(format!(
-            "-o page_size={p}: engine {engine}: must be 0 or a power of two from 512 to 65536"
-        )));
-    }
-    Ok(p)
+/// The page size option (validated as 0 or a power of two).
+pub(crate) fn page_size(options: &EngineOptions) -> u32 {
+    kv::option_u64(options, "page_size", 0) as u32
 }
 
 /// 0 sync, 1 write without sync, 2 no write at commit.
@@ -178,7 +180,7 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
         .get_or_init(|| unsafe { iohooks::install(&setters) })
         .clone()
         .map_err(Error::failed)?;
-    let page = page_size("berkeleydb", options)?;
+    let page = page_size(options);
     let home = CString::new(dir.as_os_str().as_encoded_bytes())
         .map_err(|_| Error::input(format!("{}: path contains NUL", dir.display())))?;
     let file = CString::new(DB_FILE).unwrap_or_default();

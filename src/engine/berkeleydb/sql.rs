@@ -160,7 +160,7 @@ pub struct BdbSql {
 }
 
 fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
-    let page = super::page_size("berkeleydb-sql", options)?;
+    let page = super::page_size(options);
     let lib = load().map_err(|e| Error::failed(format!("berkeleydb-sql: {e}")))?;
     let path = dir.join(DB_FILE);
     let env_dir = dir.join(format!("{DB_FILE}-journal"));
