@@ -54,11 +54,10 @@ say "lint and tests with every engine (--features all-engines)"
 cargo clippy --all-targets --all-features --locked -- -D warnings
 cargo test --locked --features all-engines
 
-say "release build and the default run"
-cargo build --release --locked
+say "release build and a short run of the main job"
 results_dir=$(mktemp -d)
 trap 'rm -rf "$results_dir"' EXIT
-"${CARGO_TARGET_DIR:-target}"/release/pocketbench run --quiet --results "$results_dir/smoke.db" --ops 200
-"${CARGO_TARGET_DIR:-target}"/release/pocketbench results list --results "$results_dir/smoke.db"
+cargo run --release --locked --quiet -- run --quiet --results "$results_dir/smoke.db" --ops 200
+cargo run --release --locked --quiet -- results list --results "$results_dir/smoke.db"
 
 say "all checks passed"

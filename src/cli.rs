@@ -23,10 +23,16 @@ pub enum Command {
     )]
     Run(RunArgs),
     /// Generate and inspect traces (pre-generated, replayable workloads).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  pocketbench trace gen --workload ycsb-b -o b.pbt\n  pocketbench trace show b.pbt"
+    )]
     Trace(TraceCommand),
     /// Read back stored runs.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  pocketbench results list\n  pocketbench results show 1 --json"
+    )]
     Results(ResultsCommand),
     /// List engines, their versions and options.
     #[command(after_help = "Example:\n  pocketbench engines --json")]
@@ -94,7 +100,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub warm: bool,
     /// Also drop the whole page cache before the replay (needs root).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "warm")]
     pub drop_caches: bool,
     /// Keep the database in this directory instead of a temporary one.
     #[arg(long)]

@@ -7,6 +7,9 @@ use pocketbench::{commands, platform, run};
 
 fn main() {
     platform::clock::mark_process_start();
+    // Like other Unix tools, end quietly when the reader of our output goes away (`| head`).
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     let outcome = match &cli.command {
         Command::Run(args) => commands::run::main(args),

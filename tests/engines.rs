@@ -140,7 +140,7 @@ fn berkeleydb_runs_every_ycsb_workload() {
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(
-        err.contains("engine berkeleydb: must be 0 or a power of two"),
+        err.contains("engine berkeleydb: must be a power of two"),
         "{err}"
     );
     assert!(!results.exists());

@@ -40,9 +40,7 @@ pub fn main(args: &EnginesArgs) -> Result<i32> {
                     values: match o.kind {
                         OptionKind::OneOf(words) => words.join("|"),
                         OptionKind::Integer { min, max } => format!("integer {min}..{max}"),
-                        OptionKind::PowerOfTwo { min, max } => {
-                            format!("0 or a power of two {min}..{max}")
-                        }
+                        OptionKind::PowerOfTwo { min, max } => format!("power of two {min}..{max}"),
                     },
                     help: o.help,
                 })

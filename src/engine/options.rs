@@ -12,7 +12,7 @@ pub enum OptionKind {
     OneOf(&'static [&'static str]),
     /// A signed integer within bounds.
     Integer { min: i64, max: i64 },
-    /// 0 (the engine chooses) or a power of two within bounds (page sizes).
+    /// A power of two within bounds (page sizes).
     PowerOfTwo { min: i64, max: i64 },
 }
 
@@ -42,12 +42,9 @@ impl OptionSpec {
                 Err(_) => Err(bad("expected an integer".into())),
             },
             OptionKind::PowerOfTwo { min, max } => match value.parse::<i64>() {
-                Ok(0) => Ok("0".into()),
-                Ok(v) if (min..=max).contains(&v) && (v as u64).is_power_of_two() => {
-                    Ok(v.to_string())
-                }
+                Ok(v) if (min..=max).contains(&v) && v.count_ones() == 1 => Ok(v.to_string()),
                 _ => Err(bad(format!(
-                    "must be 0 or a power of two from {min} to {max}"
+                    "must be a power of two between {min} and {max}"
                 ))),
             },
         }
@@ -113,6 +110,15 @@ mod tests {
             help: "",
             kind: OptionKind::Integer { min: 0, max: 10 },
         },
+        OptionSpec {
+            name: "p",
+            default: "1024",
+            help: "",
+            kind: OptionKind::PowerOfTwo {
+                min: 512,
+                max: 4096,
+            },
+        },
     ];
 
     fn raw(k: &str, v: &str) -> Vec<(String, String)> {
@@ -131,20 +137,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("between 0 and 10"), "{e}");
+        let e = EngineOptions::validate("x", SPECS, &raw("p", "1000"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("power of two"), "{e}");
+        assert!(EngineOptions::validate("x", SPECS, &raw("p", "1024")).is_ok());
         assert!(parse_pair("novalue").is_err());
-        let pow = [OptionSpec {
-            name: "page_size",
-            default: "0",
-            help: "",
-            kind: OptionKind::PowerOfTwo {
-                min: 512,
-                max: 65536,
-            },
-        }];
-        for (v, ok) in [("0", true), ("4096", true), ("3000", false), ("256", false)] {
-            let r = EngineOptions::validate("x", &pow, &raw("page_size", v));
-            assert_eq!(r.is_ok(), ok, "{v}");
-        }
         assert_eq!(parse_pair("a=b").unwrap(), ("a".into(), "b".into()));
     }
 }

@@ -2,6 +2,7 @@
 //! eviction, and the facts about the device (host, kernel, CPU, governor) that go into every
 //! result. Anything the device does not offer is reported as unavailable, with the reason.
 
+pub mod atomic_file;
 pub mod cache;
 pub mod clock;
 pub mod environment;

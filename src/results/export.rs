@@ -1,31 +1,23 @@
-//! Exports: one CSV row per operation (`--raw FILE.csv`). Written under a temporary name and
-//! renamed when complete, so a failed run never leaves half a file.
+//! Exports: one CSV row per operation (`--raw FILE.csv`), written as an [`AtomicFile`] so a
+//! failed run never leaves half a file.
 
 use crate::error::{Result, ResultExt};
+use crate::platform::atomic_file::AtomicFile;
 use crate::run::sample::OpSample;
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 
 pub const CSV_HEADER: &str = "seq,kind,ok,key,intended_ns,start_ns,end_ns,latency_ns,response_ns,cpu_ns,off_cpu_ns,sleep_requested_ns,sleep_actual_ns,io_reads,io_read_bytes,io_read_ns,io_writes,io_write_bytes,io_write_ns,io_syncs,io_sync_ns,io_truncates,io_truncate_ns";
 
 pub struct CsvWriter {
-    out: BufWriter<File>,
-    temp: PathBuf,
-    path: PathBuf,
+    out: AtomicFile,
 }
 
 impl CsvWriter {
     pub fn create(path: &Path) -> Result<Self> {
-        let temp = path.with_extension("csv.partial");
-        let file = File::create(&temp).input_err(format!("--raw {}", path.display()))?;
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        writeln!(out, "{CSV_HEADER}").run_err(format!("writing {}", path.display()))?;
-        Ok(CsvWriter {
-            out,
-            temp,
-            path: path.to_path_buf(),
-        })
+        let mut out = AtomicFile::create(path).input_err(format!("--raw {}", path.display()))?;
+        writeln!(out.writer(), "{CSV_HEADER}").run_err(format!("writing {}", path.display()))?;
+        Ok(CsvWriter { out })
     }
 
     /// One row; times relative to `t0_ns`.
@@ -33,7 +25,7 @@ impl CsvWriter {
         let rel = |t: u64| t.saturating_sub(t0_ns);
         let io = &s.io;
         writeln!(
-            self.out,
+            self.out.writer(),
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             s.seq,
             s.kind().name(),
@@ -59,24 +51,11 @@ impl CsvWriter {
             io.truncates,
             io.truncate_ns
         )
-        .run_err(format!("writing {}", self.path.display()))
+        .run_err(format!("writing {}", self.out.path().display()))
     }
 
-    pub fn finish(mut self) -> Result<()> {
-        self.out
-            .flush()
-            .run_err(format!("writing {}", self.path.display()))?;
-        std::fs::rename(&self.temp, &self.path)
-            .run_err(format!("writing {}", self.path.display()))?;
-        self.temp = PathBuf::new();
-        Ok(())
-    }
-}
-
-impl Drop for CsvWriter {
-    fn drop(&mut self) {
-        if !self.temp.as_os_str().is_empty() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
+    pub fn finish(self) -> Result<()> {
+        let path = self.out.path().display().to_string();
+        self.out.commit().run_err(format!("writing {path}"))
     }
 }

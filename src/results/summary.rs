@@ -25,14 +25,18 @@ pub struct RunSummary {
     pub engine: EngineInfo,
     pub pacing: String,
     pub delay: String,
+    /// Seed the trace was generated with.
     pub seed: u64,
+    /// Seed of the delays when `--delay` replaced a trace's own delays at replay time.
+    pub delay_seed: Option<u64>,
     pub trace: TraceRef,
     pub phases: Phases,
     pub ops: u64,
     pub errors: u64,
     pub errors_by_kind: BTreeMap<String, u64>,
     pub first_error: Option<String>,
-    /// First operation's intended start to last operation's end.
+    /// Start of the replay loop (before any initial delay) to its end (after the last sample
+    /// is recorded).
     pub wall_ns: u64,
     pub throughput_ops_per_s: f64,
     /// Service time (start → end) per operation kind, microseconds.
@@ -112,6 +116,7 @@ pub fn build(
         pacing: if open { "open" } else { "think" }.to_string(),
         delay: out.delay.clone(),
         seed: out.header.seed,
+        delay_seed: out.delay_seed,
         trace: TraceRef {
             digest: out.trace_totals.digest_hex(),
             load_ops: out.trace_totals.load_ops,

@@ -57,6 +57,8 @@ pub struct RunOutput {
     pub trace_path: PathBuf,
     /// The delay model in effect (trace's, or the override).
     pub delay: String,
+    /// Seed of the override delays, when `--delay` replaced the trace's own.
+    pub delay_seed: Option<u64>,
     pub pacing: Pacing,
     pub load: load::LoadTotals,
     pub cache: CacheState,
@@ -214,12 +216,14 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
     } else {
         None
     };
+    let delay_seed = replay_delay.is_some().then_some(req.seed);
     let delay = replay_delay.map_or_else(|| header.delay.clone(), |d| d.to_string());
     Ok(RunOutput {
         header,
         trace_totals: totals,
         trace_path,
         delay,
+        delay_seed,
         pacing: req.pacing,
         load,
         cache,

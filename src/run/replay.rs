@@ -72,9 +72,10 @@ pub fn replay(
     sink: &mut dyn SampleSink,
 ) -> Result<ReplayTotals> {
     let model = reader.header().workload.model.clone();
+    // Leading recorded breaks belong to the recorded delays: another model replaces them too.
     let initial_delay = match delays {
-        Delays::None => 0,
-        _ => reader.header().workload.initial_delay_ns,
+        Delays::FromTrace => reader.header().workload.initial_delay_ns,
+        Delays::Override(_) | Delays::None => 0,
     };
     let mut materializer = Materializer::new(&model);
     let mut verifier = Verifier::new(&model, reader.header().workload.load_ops);

@@ -140,7 +140,7 @@ pub fn version() -> String {
     full.split(':').next().unwrap_or(&full).to_string()
 }
 
-/// The page size option (validated as 0 or a power of two).
+/// The page size option (validated as a power of two), or 0 when unset.
 pub(crate) fn page_size(options: &EngineOptions) -> u32 {
     kv::option_u64(options, "page_size", 0) as u32
 }

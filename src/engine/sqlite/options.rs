@@ -13,7 +13,7 @@ pub const SPECS: &[OptionSpec] = &[
         help: "android: Android framework defaults (journal_mode=truncate, synchronous=full, page_size=4096, journal_size_limit=524288, wal_autocheckpoint=100); explicit options override it",
         kind: OptionKind::OneOf(&["android", "sqlite"]),
     },
-    OptionSpec { name: "page_size", default: "4096", help: "database page size in bytes (power of two, 512..65536; set before the database is created)", kind: OptionKind::Integer { min: 512, max: 65536 } },
+    OptionSpec { name: "page_size", default: "4096", help: "database page size in bytes (power of two, 512..65536; set before the database is created)", kind: OptionKind::PowerOfTwo { min: 512, max: 65536 } },
     OptionSpec { name: "journal_mode", default: "delete", help: "rollback journal or write-ahead log", kind: OptionKind::OneOf(JOURNAL_MODES) },
     OptionSpec { name: "synchronous", default: "full", help: "how often SQLite waits for data to reach storage", kind: OptionKind::OneOf(SYNC_MODES) },
     OptionSpec { name: "cache_size", default: "-2000", help: "page cache: pages if positive, KiB if negative", kind: OptionKind::Integer { min: i64::MIN / 2, max: i64::MAX / 2 } },

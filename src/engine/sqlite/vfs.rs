@@ -64,6 +64,21 @@ fn kind_of(flags: c_int) -> FileKind {
     }
 }
 
+/// File kind from a file name, for calls (xDelete) that carry no open flags.
+unsafe fn kind_of_name(name: *const c_char) -> FileKind {
+    if name.is_null() {
+        return FileKind::Other;
+    }
+    let bytes = CStr::from_ptr(name).to_bytes();
+    if bytes.ends_with(b"-journal") {
+        FileKind::Journal
+    } else if bytes.ends_with(b"-wal") {
+        FileKind::Wal
+    } else {
+        FileKind::Other
+    }
+}
+
 unsafe extern "C" fn shim_open(
     _vfs: *mut ffi::sqlite3_vfs,
     name: *const c_char,
@@ -99,8 +114,9 @@ unsafe extern "C" fn shim_delete(
         .xDelete
         .map_or(ffi::SQLITE_IOERR_DELETE, |f| f(root, name, sync_dir));
     let elapsed = mono_ns() - t0;
-    // A deleted journal is the commit of a DELETE-mode transaction: account it as a truncate.
-    io::record(FileKind::Journal, |s| {
+    // Deleting the rollback journal is how a DELETE-mode transaction commits: account every
+    // delete as a truncate of the file kind its name shows.
+    io::record(kind_of_name(name), |s| {
         s.truncates += 1;
         s.truncate_ns += elapsed;
     });

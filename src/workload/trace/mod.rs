@@ -67,8 +67,13 @@ pub fn generate(
             workload.info.name
         )));
     }
+    let mut info = workload.info;
+    if !matches!(delay, DelayModel::Recorded) {
+        // Leading recorded breaks are part of the recorded delays the model replaces.
+        info.initial_delay_ns = 0;
+    }
     let header = TraceHeader {
-        workload: workload.info,
+        workload: info,
         delay: delay.to_string(),
         seed,
         generator: crate::TOOL_VERSION.to_string(),

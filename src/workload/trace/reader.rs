@@ -106,6 +106,9 @@ impl TraceReader {
         }
         let mut cursor = Cursor::new(&self.block[self.pos..]);
         let item = self.decode(&mut cursor).map_err(|why| self.corrupt(why))?;
+        if let TraceItem::Run(t) = &item {
+            self.seen.total_delay_ns = self.seen.total_delay_ns.saturating_add(t.delay_ns);
+        }
         self.pos += cursor.position();
         self.remaining_in_block -= 1;
         if self.remaining_in_block == 0 && self.pos != self.block.len() {
@@ -184,8 +187,11 @@ impl TraceReader {
             total_delay_ns: word(2),
             digest: word(3),
         };
-        if totals.load_ops != self.seen.load_ops || totals.run_ops != self.seen.run_ops {
-            return Err(self.corrupt("operation counts do not match the end block"));
+        if totals.load_ops != self.seen.load_ops
+            || totals.run_ops != self.seen.run_ops
+            || totals.total_delay_ns != self.seen.total_delay_ns
+        {
+            return Err(self.corrupt("operation counts or total delay do not match the end block"));
         }
         if totals.digest != self.digest.value() {
             return Err(self.corrupt("digest does not match the blocks"));

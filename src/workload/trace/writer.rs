@@ -6,11 +6,11 @@
 use super::codec::{put_op, put_varint};
 use super::{TraceHeader, TraceTotals, FORMAT_VERSION, MAGIC};
 use crate::error::{Error, Result, ResultExt};
+use crate::platform::atomic_file::AtomicFile;
 use crate::workload::keys::{FNV_OFFSET_BASIS_64, FNV_PRIME_64};
 use crate::workload::op::{Op, TimedOp};
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 
 pub(super) const BLOCK_TARGET_BYTES: usize = 64 * 1024;
 pub(super) const TAG_LOAD: u8 = b'L';
@@ -46,9 +46,7 @@ impl Digest {
 }
 
 pub struct TraceWriter {
-    out: BufWriter<File>,
-    final_path: PathBuf,
-    temp_path: PathBuf,
+    out: AtomicFile,
     block: Vec<u8>,
     block_tag: u8,
     block_count: u32,
@@ -58,24 +56,23 @@ pub struct TraceWriter {
 
 impl TraceWriter {
     pub fn create(path: &Path, header: &TraceHeader) -> Result<Self> {
-        let temp_path = partial_path(path);
-        let file =
-            File::create(&temp_path).input_err(format!("cannot write trace {}", path.display()))?;
-        let mut out = BufWriter::with_capacity(256 * 1024, file);
+        let mut out =
+            AtomicFile::create(path).input_err(format!("cannot write trace {}", path.display()))?;
         let json = serde_json::to_vec(header).run_err("trace header")?;
         let header_crc = crc32fast::hash(&json);
-        let io =
-            |e: std::io::Error| Error::failed(format!("writing trace {}: {e}", path.display()));
-        out.write_all(MAGIC).map_err(io)?;
-        out.write_all(&FORMAT_VERSION.to_le_bytes()).map_err(io)?;
-        out.write_all(&(json.len() as u32).to_le_bytes())
-            .map_err(io)?;
-        out.write_all(&json).map_err(io)?;
-        out.write_all(&header_crc.to_le_bytes()).map_err(io)?;
+        let w = out.writer();
+        [
+            &MAGIC[..],
+            &FORMAT_VERSION.to_le_bytes(),
+            &(json.len() as u32).to_le_bytes(),
+            &json,
+            &header_crc.to_le_bytes(),
+        ]
+        .iter()
+        .try_for_each(|part| w.write_all(part))
+        .run_err(format!("writing trace {}", path.display()))?;
         Ok(TraceWriter {
             out,
-            final_path: path.to_path_buf(),
-            temp_path,
             block: Vec::with_capacity(BLOCK_TARGET_BYTES + 4096),
             block_tag: TAG_LOAD,
             block_count: 0,
@@ -121,16 +118,8 @@ impl TraceWriter {
             payload.extend_from_slice(&v.to_le_bytes());
         }
         self.write_frame(TAG_END, 0, &payload)?;
-        self.out
-            .flush()
-            .run_err(format!("writing trace {}", self.final_path.display()))?;
-        self.out
-            .get_ref()
-            .sync_all()
-            .run_err(format!("writing trace {}", self.final_path.display()))?;
-        std::fs::rename(&self.temp_path, &self.final_path)
-            .run_err(format!("writing trace {}", self.final_path.display()))?;
-        self.temp_path = PathBuf::new();
+        let path = self.out.path().display().to_string();
+        self.out.commit().run_err(format!("writing trace {path}"))?;
         Ok(self.totals)
     }
 
@@ -172,27 +161,10 @@ impl TraceWriter {
         frame[1..5].copy_from_slice(&count.to_le_bytes());
         frame[5..9].copy_from_slice(&(payload.len() as u32).to_le_bytes());
         frame[9..13].copy_from_slice(&crc.to_le_bytes());
-        self.out
-            .write_all(&frame)
-            .and_then(|_| self.out.write_all(payload))
-            .run_err(format!("writing trace {}", self.final_path.display()))
+        let path = self.out.path().display().to_string();
+        let w = self.out.writer();
+        w.write_all(&frame)
+            .and_then(|_| w.write_all(payload))
+            .run_err(format!("writing trace {path}"))
     }
-}
-
-impl Drop for TraceWriter {
-    fn drop(&mut self) {
-        // If finish() did not complete, the partial file is garbage; remove it.
-        if !self.temp_path.as_os_str().is_empty() {
-            let _ = std::fs::remove_file(&self.temp_path);
-        }
-    }
-}
-
-fn partial_path(path: &Path) -> PathBuf {
-    let mut name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".partial");
-    path.with_file_name(name)
 }

@@ -1,0 +1,82 @@
+//! Files that appear whole or not at all: written under `NAME.partial` next to their final
+//! path and renamed into place on commit. Dropped without commit, the partial file is removed,
+//! so a failed command never leaves half a trace or half an export behind.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub struct AtomicFile {
+    out: BufWriter<File>,
+    temp: PathBuf,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        let mut name = path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        name.push(".partial");
+        let temp = path.with_file_name(name);
+        let file = File::create(&temp)?;
+        Ok(AtomicFile {
+            out: BufWriter::with_capacity(256 * 1024, file),
+            temp,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        &mut self.out
+    }
+
+    /// Flush, sync to storage, and move the file into place.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        self.out.flush()?;
+        self.out.get_ref().sync_all()?;
+        std::fs::rename(&self.temp, &self.path)?;
+        self.temp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.temp.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appears_only_on_commit_and_vanishes_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let mut f = AtomicFile::create(&path).unwrap();
+        f.writer().write_all(b"hello").unwrap();
+        assert!(!path.exists());
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"hello");
+
+        let other = dir.path().join("gone.txt");
+        let mut g = AtomicFile::create(&other).unwrap();
+        g.writer().write_all(b"x").unwrap();
+        drop(g);
+        assert!(!other.exists());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no partial file left"
+        );
+    }
+}

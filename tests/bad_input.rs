@@ -1,0 +1,339 @@
+//! Bad input: every refusal exits with status 2, prints nothing on stdout and one line on
+//! stderr naming the flag, file or field at fault, and leaves the results store alone — no
+//! store is created, and an existing one gets no run.
+
+mod common;
+
+use common::{arg, fixture, stored_runs, words, Outcome, Sandbox};
+use std::path::Path;
+
+/// The refusal every bad input must produce.
+fn assert_refused(out: &Outcome, needles: &[&str]) {
+    let args = out.args.join(" ");
+    assert_eq!(
+        out.code,
+        Some(2),
+        "pocketbench {args}: expected status 2\n--- stdout\n{}\n--- stderr\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "pocketbench {args}: stdout {:?}",
+        out.stdout
+    );
+    let lines = out.stderr_lines();
+    assert_eq!(
+        lines.len(),
+        1,
+        "pocketbench {args}: stderr {:?}",
+        out.stderr
+    );
+    assert!(
+        lines[0].starts_with("pocketbench: error: "),
+        "pocketbench {args}: {}",
+        lines[0]
+    );
+    for needle in needles {
+        assert!(
+            lines[0].contains(needle),
+            "pocketbench {args}: error does not mention {needle:?}: {}",
+            lines[0]
+        );
+    }
+}
+
+/// `run ARGS --results PATH`.
+fn run_args<'a>(args: &[&'a str], results: &'a Path) -> Vec<&'a str> {
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend(["--results", arg(results)]);
+    all
+}
+
+/// `pocketbench run ARGS` is refused, naming every one of `needles`, both when no results
+/// store exists (none is created) and when one holding a run exists (no run is added).
+fn assert_bad_run(sb: &Sandbox, args: &[&str], needles: &[&str]) {
+    let fresh = sb.path("fresh.db");
+    assert_refused(&sb.pb(run_args(args, &fresh)), needles);
+    assert!(!fresh.exists(), "a refused run created {}", fresh.display());
+
+    let existing = sb.results();
+    sb.run_json(&words(
+        "--engine null --records 5 --ops 5 --delay zero --no-overhead",
+    ));
+    assert_eq!(stored_runs(&existing), 1);
+    assert_refused(&sb.pb(run_args(args, &existing)), needles);
+    assert_eq!(stored_runs(&existing), 1, "a refused run was stored");
+}
+
+/// Generated operations, small and fast, for cases where the workload is not the point.
+const SMALL: [&str; 6] = ["--records", "10", "--ops", "10", "--delay", "zero"];
+
+fn small_with<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut all = SMALL.to_vec();
+    all.extend_from_slice(extra);
+    all
+}
+
+#[test]
+fn unknown_workload() {
+    let sb = Sandbox::new();
+    assert_bad_run(
+        &sb,
+        &["--workload", "no-such-workload", "--delay", "zero"],
+        &["--workload", "no-such-workload"],
+    );
+}
+
+#[test]
+fn unknown_engine() {
+    let sb = Sandbox::new();
+    assert_bad_run(
+        &sb,
+        &small_with(&["--engine", "nosuchengine"]),
+        &["--engine", "nosuchengine"],
+    );
+}
+
+#[test]
+fn unknown_engine_option() {
+    let sb = Sandbox::new();
+    assert_bad_run(&sb, &small_with(&["-o", "nope=1"]), &["-o nope", "sqlite"]);
+}
+
+#[test]
+fn bad_engine_option_value() {
+    let sb = Sandbox::new();
+    assert_bad_run(
+        &sb,
+        &small_with(&["-o", "synchronous=sometimes"]),
+        &["synchronous=sometimes"],
+    );
+}
+
+#[test]
+fn malformed_toml_spec() {
+    let sb = Sandbox::new();
+    sb.write("broken.toml", "name = \"x\"\n[ycsb\nrecordcount = 10\n");
+    assert_bad_run(
+        &sb,
+        &["--workload", "broken.toml", "--delay", "zero"],
+        &["broken.toml:2"],
+    );
+}
+
+#[test]
+fn toml_spec_with_unknown_field() {
+    let sb = Sandbox::new();
+    sb.write(
+        "typo.toml",
+        "name = \"x\"\nnmae = \"y\"\n[ycsb]\nrecordcount = 10\noperationcount = 10\n",
+    );
+    assert_bad_run(
+        &sb,
+        &["--workload", "typo.toml", "--delay", "zero"],
+        &["typo.toml", "nmae"],
+    );
+}
+
+#[test]
+fn malformed_properties_value() {
+    let sb = Sandbox::new();
+    sb.write(
+        "workloadx",
+        "recordcount=10\noperationcount=10\nreadproportion=abc\nupdateproportion=0\n",
+    );
+    assert_bad_run(
+        &sb,
+        &["--workload", "workloadx", "--delay", "zero"],
+        &["workloadx", "readproportion"],
+    );
+}
+
+#[test]
+fn malformed_pocketdata_json() {
+    let sb = Sandbox::new();
+    sb.write("broken.json", r#"{"init": [}"#);
+    assert_bad_run(
+        &sb,
+        &["--workload", "broken.json"],
+        &["broken.json", "malformed JSON"],
+    );
+}
+
+#[test]
+fn pocketdata_json_with_unknown_op() {
+    let sb = Sandbox::new();
+    sb.write(
+        "unknown-op.json",
+        r#"{"init": [], "benchmark": [{"op": "query", "sql": "SELECT 1"}, {"op": "sleep"}]}"#,
+    );
+    assert_bad_run(
+        &sb,
+        &["--workload", "unknown-op.json"],
+        &["unknown-op.json", "benchmark[1]", "sleep"],
+    );
+}
+
+#[test]
+fn pocketdata_json_with_negative_break() {
+    let sb = Sandbox::new();
+    sb.write(
+        "negative.json",
+        r#"{"init": [], "benchmark": [{"op": "query", "sql": "SELECT 1"},
+                                      {"op": "break", "delta": -5}]}"#,
+    );
+    assert_bad_run(
+        &sb,
+        &["--workload", "negative.json"],
+        &["negative.json", "benchmark[1]", "negative"],
+    );
+}
+
+/// A valid trace's bytes, big enough to span several blocks.
+fn trace_bytes(sb: &Sandbox) -> Vec<u8> {
+    let path = sb.trace_gen(
+        "good.pbt",
+        &words("--workload ycsb-a --records 100 --ops 2000 --delay zero"),
+    );
+    std::fs::read(path).expect("reading the trace")
+}
+
+/// Both `run --trace FILE` and `trace show FILE` refuse a damaged trace, naming it.
+fn assert_bad_trace(sb: &Sandbox, name: &str, bytes: &[u8]) {
+    sb.write(name, bytes);
+    assert_bad_run(sb, &["--trace", name, "--engine", "null"], &[name]);
+    assert_refused(&sb.pb(["trace", "show", name]), &[name]);
+}
+
+#[test]
+fn truncated_trace() {
+    let sb = Sandbox::new();
+    let bytes = trace_bytes(&sb);
+    assert_bad_trace(&sb, "half.pbt", &bytes[..bytes.len() / 2]);
+}
+
+#[test]
+fn corrupt_trace() {
+    let sb = Sandbox::new();
+    let mut bytes = trace_bytes(&sb);
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x5a;
+    assert_bad_trace(&sb, "flipped.pbt", &bytes);
+}
+
+#[test]
+fn file_that_is_not_a_trace() {
+    let sb = Sandbox::new();
+    assert_bad_trace(
+        &sb,
+        "notes.pbt",
+        "this is not a trace\n".repeat(20).as_bytes(),
+    );
+}
+
+#[test]
+fn negative_delay() {
+    let sb = Sandbox::new();
+    assert_bad_run(&sb, &["--delay", "fixed:-1ms"], &["--delay", "-1ms"]);
+}
+
+#[test]
+fn unparsable_delay() {
+    let sb = Sandbox::new();
+    assert_bad_run(&sb, &["--delay", "fixed:abc"], &["--delay", "abc"]);
+}
+
+#[test]
+fn unknown_delay_model() {
+    let sb = Sandbox::new();
+    assert_bad_run(
+        &sb,
+        &["--delay", "sometimes:1ms"],
+        &["--delay", "sometimes"],
+    );
+}
+
+#[test]
+fn unknown_pacing() {
+    let sb = Sandbox::new();
+    assert_bad_run(
+        &sb,
+        &small_with(&["--pacing", "sideways"]),
+        &["--pacing", "sideways"],
+    );
+}
+
+#[test]
+fn miss_ratio_out_of_range() {
+    let sb = Sandbox::new();
+    assert_bad_run(
+        &sb,
+        &small_with(&["--workload", "pocketdata-a", "--miss-ratio", "2"]),
+        &["--miss-ratio"],
+    );
+}
+
+#[test]
+fn raw_into_a_missing_directory() {
+    let sb = Sandbox::new();
+    assert_bad_run(
+        &sb,
+        &small_with(&["--engine", "null", "--raw", "no-such-dir/ops.csv"]),
+        &["--raw", "no-such-dir"],
+    );
+    assert!(!sb.path("no-such-dir").exists());
+}
+
+#[test]
+fn records_override_on_a_pocketdata_json_file() {
+    let sb = Sandbox::new();
+    let json = fixture("pocketdata/workload_a_0ms.json");
+    assert_bad_run(
+        &sb,
+        &["--workload", arg(&json), "--records", "10"],
+        &["--records"],
+    );
+}
+
+#[test]
+fn unwritable_results_path() {
+    let sb = Sandbox::new();
+    let results = sb.path("no-such-dir/x.db");
+    let mut args = small_with(&["--engine", "null"]);
+    args.insert(0, "run");
+    args.extend(["--results", arg(&results)]);
+    assert_refused(&sb.pb(&args), &["--results", "no-such-dir/x.db"]);
+    assert!(!sb.path("no-such-dir").exists());
+}
+
+#[test]
+fn unknown_flag_is_a_usage_error() {
+    let sb = Sandbox::new();
+    let results = sb.results();
+    let out = sb.pb(run_args(&["--no-such-flag"], &results));
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    assert!(out.stderr.contains("--no-such-flag"), "{out:?}");
+    assert!(!results.exists());
+}
+
+#[test]
+fn trace_gen_refuses_bad_input_without_writing_a_file() {
+    let sb = Sandbox::new();
+    let cases: [(&[&str], &str); 3] = [
+        (&["--workload", "no-such-workload"], "no-such-workload"),
+        (&["--delay", "fixed:-1ms"], "--delay"),
+        (
+            &["--workload", "pocketdata-a", "--miss-ratio", "2"],
+            "--miss-ratio",
+        ),
+    ];
+    for (args, needle) in cases {
+        let mut all = vec!["trace", "gen", "-o", "out.pbt"];
+        all.extend_from_slice(args);
+        assert_refused(&sb.pb(all), &[needle]);
+        assert!(!sb.path("out.pbt").exists(), "{args:?} left a trace behind");
+    }
+}

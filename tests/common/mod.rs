@@ -1,0 +1,204 @@
+//! Shared helpers for the integration tests: run the real `pocketbench` binary inside a
+//! private temporary directory (its working directory, so relative file names and the default
+//! results store stay inside it), and read back what it printed or stored.
+
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_pocketbench");
+
+/// A file under `tests/fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
+}
+
+/// Whitespace-separated command-line arguments.
+pub fn words(args: &str) -> Vec<&str> {
+    args.split_whitespace().collect()
+}
+
+/// `path` as a command-line argument.
+pub fn arg(path: &Path) -> &str {
+    path.to_str().expect("test paths are UTF-8")
+}
+
+/// Exit status and output of one invocation.
+#[derive(Debug)]
+pub struct Outcome {
+    pub args: Vec<String>,
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// Panic, showing everything, unless the command exited with `code`.
+    pub fn expect_code(self, code: i32) -> Self {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "pocketbench {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.args.join(" "),
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    pub fn expect_ok(self) -> Self {
+        self.expect_code(0)
+    }
+
+    /// stdout parsed as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "pocketbench {}: stdout is not JSON ({e}):\n{}",
+                self.args.join(" "),
+                self.stdout
+            )
+        })
+    }
+
+    /// The non-empty lines of stderr.
+    pub fn stderr_lines(&self) -> Vec<&str> {
+        self.stderr
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .collect()
+    }
+}
+
+/// A private working directory for one test, removed when dropped.
+pub struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        Sandbox {
+            dir: tempfile::Builder::new()
+                .prefix("pocketbench-test-")
+                .tempdir()
+                .expect("creating a temporary directory"),
+        }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// This test's results store.
+    pub fn results(&self) -> PathBuf {
+        self.path("results.db")
+    }
+
+    pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(name);
+        std::fs::write(&path, contents).expect("writing a test file");
+        path
+    }
+
+    /// Run `pocketbench ARGS` in this directory.
+    pub fn pb<I, S>(&self, args: I) -> Outcome
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<String> = args
+            .into_iter()
+            .map(|a| a.as_ref().to_string_lossy().into_owned())
+            .collect();
+        let out = Command::new(BIN)
+            .args(&args)
+            .current_dir(self.dir.path())
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .expect("starting pocketbench");
+        Outcome {
+            args,
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// `pocketbench run ARGS --results <this test's store> --json`, which must succeed; the
+    /// summary it printed.
+    pub fn run_json(&self, args: &[&str]) -> Value {
+        let results = self.results();
+        let mut all = vec!["run", "--results", arg(&results), "--json"];
+        all.extend_from_slice(args);
+        self.pb(all).expect_ok().json()
+    }
+
+    /// `pocketbench trace gen ARGS -o NAME`, which must succeed; the trace's path.
+    pub fn trace_gen(&self, name: &str, args: &[&str]) -> PathBuf {
+        let mut all = vec!["trace", "gen", "-o", name];
+        all.extend_from_slice(args);
+        self.pb(all).expect_ok();
+        self.path(name)
+    }
+
+    /// `pocketbench trace show FILE --json`.
+    pub fn trace_show(&self, trace: &Path) -> Value {
+        self.pb(["trace", "show", arg(trace), "--json"])
+            .expect_ok()
+            .json()
+    }
+}
+
+/// The unsigned integer at JSON pointer `at` (e.g. `/time/delay_slept_ns`).
+pub fn uint(v: &Value, at: &str) -> u64 {
+    v.pointer(at)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("{at} is not an unsigned integer in {v:#}"))
+}
+
+/// The string at JSON pointer `at`.
+pub fn text<'a>(v: &'a Value, at: &str) -> &'a str {
+    v.pointer(at)
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("{at} is not a string in {v:#}"))
+}
+
+/// Open a results store directly.
+pub fn store(path: &Path) -> rusqlite::Connection {
+    rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()))
+}
+
+/// A single integer from a query on the results store at `path`.
+pub fn count(path: &Path, sql: &str, params: impl rusqlite::Params) -> i64 {
+    store(path)
+        .query_row(sql, params, |r| r.get(0))
+        .unwrap_or_else(|e| panic!("{sql} on {}: {e}", path.display()))
+}
+
+/// Runs stored in the results store at `path`.
+pub fn stored_runs(path: &Path) -> i64 {
+    count(path, "SELECT count(*) FROM runs", [])
+}
+
+/// Samples stored for run `id`.
+pub fn stored_samples(path: &Path, id: i64) -> i64 {
+    count(
+        path,
+        "SELECT count(*) FROM op_samples WHERE run_id = ?1",
+        [id],
+    )
+}
