@@ -6,9 +6,11 @@ cd "$(dirname "$0")/.."
 
 say() { printf '\n== %s\n' "$*"; }
 
-# System packages the full build and test suite use (none are needed by the default build;
-# fio is the reference that scripts/fio-compare.sh measures beside `pocketbench storage`).
-APT_PACKAGES=(pkg-config chromium fonts-dejavu-core fio)
+# System packages the full build and test suite use (none are needed by the default build).
+# The engines behind cargo features link Debian's BerkeleyDB 5.3 (key-value and SQL), RocksDB
+# and LevelDB; chromium and a font serve the report's browser test; fio is the reference that
+# scripts/fio-compare.sh measures beside `pocketbench storage`.
+APT_PACKAGES=(pkg-config chromium fonts-dejavu-core fio libdb5.3-dev libdb5.3-sql-dev librocksdb-dev libleveldb-dev)
 
 install_apt_packages() {
     local missing=()
@@ -48,6 +50,10 @@ cargo clippy --all-targets --locked -- -D warnings
 
 say "unit and integration tests"
 cargo test --locked
+
+say "lint and tests with every engine (--features all-engines)"
+cargo clippy --all-targets --all-features --locked -- -D warnings
+cargo test --locked --features all-engines
 
 say "release build and a short run of the main job"
 results_dir=$(mktemp -d)

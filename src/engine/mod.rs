@@ -2,10 +2,23 @@
 //! `-o key=value` options to an open engine. Adding an engine is one file implementing the
 //! trait and one line in [`REGISTRY`].
 
+#[cfg(feature = "berkeleydb")]
+pub mod berkeleydb;
 pub mod io;
+pub mod kv;
+#[cfg(feature = "leveldb")]
+pub mod leveldb;
+pub mod lmdb;
+#[cfg(any(feature = "rocksdb", feature = "leveldb"))]
+pub mod lsm;
 pub mod null;
 pub mod options;
+pub mod redb;
+#[cfg(feature = "rocksdb")]
+pub mod rocksdb;
 pub mod sqlite;
+pub mod syncs;
+pub mod threadio;
 
 use crate::error::{Error, Result};
 use crate::workload::model::DataModel;
@@ -30,6 +43,46 @@ pub struct Request<'a> {
 pub struct Outcome {
     /// Rows (records) read or changed.
     pub rows: u64,
+}
+
+/// What the last point read of an operation returned, for the replayer's read-your-writes
+/// check (done after the operation's end timestamp).
+pub enum LastRead<'a> {
+    /// The engine keeps nothing to check, or the operation read nothing.
+    Unsupported,
+    /// The key had no record.
+    NotFound,
+    /// The record's fields, encoded as [`kv::encode_record`] does.
+    Record(&'a [u8]),
+}
+
+/// An engine counter read before and after a run (see [`Engine::stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatChange {
+    pub before: u64,
+    pub after: u64,
+}
+
+impl StatChange {
+    /// Pair up the counters of two readings (a counter missing from one reads as 0).
+    pub fn between(
+        before: std::collections::BTreeMap<String, u64>,
+        after: std::collections::BTreeMap<String, u64>,
+    ) -> std::collections::BTreeMap<String, StatChange> {
+        let mut out: std::collections::BTreeMap<String, StatChange> = before
+            .into_iter()
+            .map(|(k, before)| (k, StatChange { before, after: 0 }))
+            .collect();
+        for (k, after) in after {
+            out.entry(k).or_default().after = after;
+        }
+        out
+    }
+
+    /// How much the counter grew during the run (0 if it shrank: a gauge).
+    pub fn delta(&self) -> u64 {
+        self.after.saturating_sub(self.before)
+    }
 }
 
 /// Name, version and effective options of an open engine, for the result's environment.
@@ -59,6 +112,17 @@ pub trait Engine {
     fn io(&self) -> IoCounters {
         io::thread_counters()
     }
+
+    /// The record the last operation's point read returned (read, read-modify-write).
+    fn last_read(&self) -> LastRead<'_> {
+        LastRead::Unsupported
+    }
+
+    /// Engine-internal counters (compactions, write stalls, …), read before and after the run
+    /// and reported in the summary. Empty for engines that have none.
+    fn stats(&self) -> std::collections::BTreeMap<String, u64> {
+        Default::default()
+    }
 }
 
 /// How to open one engine, and what it accepts.
@@ -73,7 +137,28 @@ pub struct EngineDescriptor {
 }
 
 /// Every engine pocketbench knows.
-pub const REGISTRY: &[&EngineDescriptor] = &[&sqlite::DESCRIPTOR, &null::DESCRIPTOR];
+pub const REGISTRY: &[&EngineDescriptor] = &[
+    &sqlite::DESCRIPTOR,
+    &null::DESCRIPTOR,
+    &lmdb::DESCRIPTOR,
+    &redb::DESCRIPTOR,
+    #[cfg(feature = "berkeleydb")]
+    &berkeleydb::DESCRIPTOR,
+    #[cfg(feature = "berkeleydb")]
+    &berkeleydb::sql::DESCRIPTOR,
+    #[cfg(feature = "rocksdb")]
+    &rocksdb::DESCRIPTOR,
+    #[cfg(feature = "leveldb")]
+    &leveldb::DESCRIPTOR,
+];
+
+/// Engines behind cargo features, and the feature that builds each.
+const FEATURE_ENGINES: &[(&str, &str)] = &[
+    ("berkeleydb", "berkeleydb"),
+    ("berkeleydb-sql", "berkeleydb"),
+    ("rocksdb", "rocksdb"),
+    ("leveldb", "leveldb"),
+];
 
 pub fn descriptor(name: &str) -> Result<&'static EngineDescriptor> {
     REGISTRY
@@ -82,6 +167,12 @@ pub fn descriptor(name: &str) -> Result<&'static EngineDescriptor> {
         .find(|d| d.name == name)
         .ok_or_else(|| {
             let names: Vec<&str> = REGISTRY.iter().map(|d| d.name).collect();
+            if let Some((_, feature)) = FEATURE_ENGINES.iter().find(|(n, _)| *n == name) {
+                return Error::input(format!(
+                    "--engine {name}: not in this build (rebuild with `cargo build --features {feature}`; available: {})",
+                    names.join(", ")
+                ));
+            }
             Error::input(format!(
                 "--engine: unknown engine '{name}' (available: {})",
                 names.join(", ")

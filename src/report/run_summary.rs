@@ -16,6 +16,7 @@ pub fn render(s: &RunSummary, store: Option<&str>) -> String {
         o.push('\n');
         o.push_str(&crate::flash::report::render(f));
     }
+    engine_lines(&mut o, s);
     footer(&mut o, s, store);
     o
 }
@@ -165,6 +166,40 @@ fn io_table(o: &mut String, s: &RunSummary) {
             io.syncs,
             ns(io.sync_ns)
         );
+    }
+}
+
+/// Read-your-writes check and the engine's own counters.
+fn engine_lines(o: &mut String, s: &RunSummary) {
+    let v = &s.verification;
+    if v.checked + v.unchecked > 0 {
+        let sample = if v.stride > 1 {
+            format!(", one key in {} tracked", v.stride)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            o,
+            "verified   {} reads compared with what was written: {} mismatches ({} unchecked{sample})",
+            v.checked, v.mismatches, v.unchecked
+        );
+    }
+    // Counters that moved or are nonzero, four to a line.
+    let parts: Vec<String> = s
+        .engine_stats
+        .iter()
+        .filter(|(_, c)| c.before != 0 || c.after != 0)
+        .map(|(k, c)| {
+            if c.after >= c.before {
+                format!("{k} +{} (→ {})", c.after - c.before, c.after)
+            } else {
+                format!("{k} {} → {}", c.before, c.after)
+            }
+        })
+        .collect();
+    for (i, chunk) in parts.chunks(4).enumerate() {
+        let label = if i == 0 { "engine" } else { "" };
+        let _ = writeln!(o, "{label:<10} {}", chunk.join("; "));
     }
 }
 

@@ -75,6 +75,13 @@ pub struct RunSummary {
     /// Flash model counters (`run --flash-model`); modelled, not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flash: Option<crate::flash::ModelReport>,
+    /// Read-your-writes check inside the run (key-value workloads).
+    #[serde(default)]
+    pub verification: crate::run::verify::Verification,
+    /// Engine-internal counters (RocksDB/LevelDB compactions and stalls, …) before and after
+    /// the run.
+    #[serde(default)]
+    pub engine_stats: BTreeMap<String, crate::engine::StatChange>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -184,5 +191,7 @@ pub fn build(
         background: out.platform.background.clone(),
         markers: out.platform.markers,
         flash: out.flash.clone(),
+        verification: r.verification,
+        engine_stats: r.engine_stats.clone(),
     }
 }

@@ -61,6 +61,12 @@ pub struct ReplayReport {
     /// Frequency and energy observed beside the replay.
     #[serde(default)]
     pub observation: Option<Observation>,
+    /// Read-your-writes check of the run (key-value workloads).
+    #[serde(default)]
+    pub verification: super::verify::Verification,
+    /// Engine counters (compactions, stalls, …) before and after the run.
+    #[serde(default)]
+    pub engine_stats: BTreeMap<String, crate::engine::StatChange>,
 }
 
 /// Streams samples to the spool file.
@@ -156,6 +162,8 @@ fn report(
         process: t.process,
         timer_slack_ns,
         observation: None,
+        verification: t.verification,
+        engine_stats: t.engine_stats,
     }
 }
 

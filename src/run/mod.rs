@@ -9,6 +9,7 @@ pub mod overhead;
 pub mod pacer;
 pub mod replay;
 pub mod sample;
+pub mod verify;
 
 use crate::engine;
 use crate::error::{Error, Result, ResultExt};

@@ -5,8 +5,9 @@
 use super::materialize::Materializer;
 use super::pacer::{Pacer, Pacing};
 use super::sample::OpSample;
+use super::verify::{Verification, Verifier};
 use crate::engine::io::IoCounters;
-use crate::engine::Engine;
+use crate::engine::{Engine, StatChange};
 use crate::error::Result;
 use crate::platform::clock::{mono_ns, thread_cpu_ns};
 use crate::platform::process::ProcessCounters;
@@ -57,6 +58,9 @@ pub struct ReplayTotals {
     pub first_op_start_ns: u64,
     pub io: IoCounters,
     pub process: ProcessCounters,
+    pub verification: Verification,
+    /// The engine's own counters before and after the run.
+    pub engine_stats: std::collections::BTreeMap<String, StatChange>,
 }
 
 /// Replay the run phase of `reader` on `engine`.
@@ -74,15 +78,21 @@ pub fn replay(
         Delays::Override(_) | Delays::None => 0,
     };
     let mut materializer = Materializer::new(&model);
+    let mut verifier = Verifier::new(&model, reader.header().workload.load_ops);
     let mut totals = ReplayTotals::default();
+    let stats_before = engine.stats();
     let process_before = ProcessCounters::snapshot();
     let io_before = engine.io();
     totals.run_start_ns = mono_ns();
     let mut pacer = Pacer::start(pacing, totals.run_start_ns, initial_delay);
     let mut seq = 0u64;
     while let Some(item) = reader.next_item()? {
-        let TraceItem::Run(timed) = item else {
-            continue;
+        let timed = match item {
+            TraceItem::Run(timed) => timed,
+            TraceItem::Load(op) => {
+                verifier.wrote(&op);
+                continue;
+            }
         };
         let delay = delays.pick(seq, timed.delay_ns);
         let request = materializer.request(&timed.op);
@@ -95,6 +105,13 @@ pub fn replay(
         let end = mono_ns();
         let cpu1 = thread_cpu_ns();
         let io1 = engine.io();
+        // Read-your-writes, after the end timestamp: check what was read, then note what was
+        // written.
+        let result = result.and_then(|outcome| {
+            verifier.check(&timed.op, engine.last_read())?;
+            verifier.wrote(&timed.op);
+            Ok(outcome)
+        });
 
         pacer.completed(end, delay);
         if seq == 0 {
@@ -126,5 +143,7 @@ pub fn replay(
     totals.ops = seq;
     totals.io = engine.io().minus(&io_before);
     totals.process = ProcessCounters::snapshot().since(&process_before);
+    totals.verification = verifier.totals;
+    totals.engine_stats = StatChange::between(stats_before, engine.stats());
     Ok(totals)
 }

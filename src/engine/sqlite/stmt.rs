@@ -1,20 +1,22 @@
 //! A thin owner of a raw prepared statement. The hot path binds, steps and resets statements
-//! through the C API directly: no statement cache lookup, no per-row allocation, so the harness
-//! stays close to a hand-written C loop.
+//! through the C API directly (via the [`Api`] table): no statement cache lookup, no per-row
+//! allocation, so the harness stays close to a hand-written C loop.
 
+use super::api::{Api, Db, Stmt};
 use rusqlite::ffi;
 use std::ffi::{c_int, CStr};
 
-pub(super) struct RawStmt {
-    stmt: *mut ffi::sqlite3_stmt,
-    db: *mut ffi::sqlite3,
+pub(crate) struct RawStmt {
+    stmt: *mut Stmt,
+    db: *mut Db,
+    api: &'static Api,
 }
 
 /// The connection's current error message.
-pub(super) fn errmsg(db: *mut ffi::sqlite3) -> String {
+pub(crate) fn errmsg(api: &Api, db: *mut Db) -> String {
     // SAFETY: db is a valid open connection; errmsg returns a NUL-terminated string it owns.
     unsafe {
-        CStr::from_ptr(ffi::sqlite3_errmsg(db))
+        CStr::from_ptr((api.errmsg)(db))
             .to_string_lossy()
             .into_owned()
     }
@@ -22,11 +24,11 @@ pub(super) fn errmsg(db: *mut ffi::sqlite3) -> String {
 
 impl RawStmt {
     /// Prepare `sql` (one statement) on `db`.
-    pub(super) fn prepare(db: *mut ffi::sqlite3, sql: &str) -> Result<Self, String> {
+    pub(crate) fn prepare(api: &'static Api, db: *mut Db, sql: &str) -> Result<Self, String> {
         let mut stmt = std::ptr::null_mut();
         // SAFETY: db is open; sql pointer/length describe valid UTF-8.
         let rc = unsafe {
-            ffi::sqlite3_prepare_v2(
+            (api.prepare_v2)(
                 db,
                 sql.as_ptr().cast(),
                 sql.len() as c_int,
@@ -35,24 +37,24 @@ impl RawStmt {
             )
         };
         if rc != ffi::SQLITE_OK {
-            return Err(errmsg(db));
+            return Err(errmsg(api, db));
         }
         if stmt.is_null() {
             return Err("empty statement".into());
         }
-        Ok(RawStmt { stmt, db })
+        Ok(RawStmt { stmt, db, api })
     }
 
     /// Take ownership of an already prepared statement.
-    pub(super) fn from_raw(stmt: *mut ffi::sqlite3_stmt, db: *mut ffi::sqlite3) -> Self {
-        RawStmt { stmt, db }
+    pub(crate) fn from_raw(api: &'static Api, stmt: *mut Stmt, db: *mut Db) -> Self {
+        RawStmt { stmt, db, api }
     }
 
     #[inline]
     pub fn bind_text(&mut self, index: c_int, value: &[u8]) -> Result<(), String> {
         // SAFETY: SQLITE_TRANSIENT makes SQLite copy the bytes before returning.
         let rc = unsafe {
-            ffi::sqlite3_bind_text(
+            (self.api.bind_text)(
                 self.stmt,
                 index,
                 value.as_ptr().cast(),
@@ -66,7 +68,7 @@ impl RawStmt {
     #[inline]
     pub fn bind_int(&mut self, index: c_int, value: i64) -> Result<(), String> {
         // SAFETY: valid statement.
-        let rc = unsafe { ffi::sqlite3_bind_int64(self.stmt, index, value) };
+        let rc = unsafe { (self.api.bind_int64)(self.stmt, index, value) };
         self.check(rc)
     }
 
@@ -75,29 +77,43 @@ impl RawStmt {
     /// The statement is reset afterwards, also on error.
     #[inline]
     pub fn run(&mut self) -> Result<u64, String> {
+        self.run_capture(None)
+    }
+
+    /// Like [`RawStmt::run`]; with `capture`, the first row's columns from the second on (the
+    /// fields after the key) are copied into it as a key-value record
+    /// ([`crate::engine::kv::encode_record`]'s layout), cleared first.
+    #[inline]
+    pub fn run_capture(&mut self, mut capture: Option<&mut Vec<u8>>) -> Result<u64, String> {
         let mut rows = 0u64;
+        if let Some(out) = capture.as_deref_mut() {
+            out.clear();
+        }
         let result = loop {
             // SAFETY: valid statement.
-            match unsafe { ffi::sqlite3_step(self.stmt) } {
+            match unsafe { (self.api.step)(self.stmt) } {
                 ffi::SQLITE_ROW => {
+                    match capture.as_deref_mut() {
+                        Some(out) if rows == 0 => self.copy_row(out),
+                        _ => self.touch_row(),
+                    }
                     rows += 1;
-                    self.touch_row();
                 }
                 ffi::SQLITE_DONE => {
                     // SAFETY: valid statement and connection.
-                    let readonly = unsafe { ffi::sqlite3_stmt_readonly(self.stmt) } != 0;
+                    let readonly = unsafe { (self.api.stmt_readonly)(self.stmt) } != 0;
                     break Ok(if rows == 0 && !readonly {
                         // SAFETY: valid connection.
-                        unsafe { ffi::sqlite3_changes64(self.db) as u64 }
+                        unsafe { (self.api.changes)(self.db) as u64 }
                     } else {
                         rows
                     });
                 }
-                _ => break Err(errmsg(self.db)),
+                _ => break Err(errmsg(self.api, self.db)),
             }
         };
         // SAFETY: valid statement; reset returns the last error again, already reported.
-        unsafe { ffi::sqlite3_reset(self.stmt) };
+        unsafe { (self.api.reset)(self.stmt) };
         result
     }
 
@@ -105,14 +121,30 @@ impl RawStmt {
     fn touch_row(&self) {
         // SAFETY: valid statement positioned on a row.
         unsafe {
-            let n = ffi::sqlite3_column_count(self.stmt);
+            let n = (self.api.column_count)(self.stmt);
             let mut sum = 0usize;
             for i in 0..n {
-                let p = ffi::sqlite3_column_blob(self.stmt, i);
-                sum =
-                    sum.wrapping_add(ffi::sqlite3_column_bytes(self.stmt, i) as usize + p as usize);
+                let p = (self.api.column_blob)(self.stmt, i);
+                sum = sum.wrapping_add((self.api.column_bytes)(self.stmt, i) as usize + p as usize);
             }
             std::hint::black_box(sum);
+        }
+    }
+
+    #[inline]
+    fn copy_row(&self, out: &mut Vec<u8>) {
+        // SAFETY: valid statement positioned on a row; blob pointers are valid for `bytes`
+        // bytes until the next step.
+        unsafe {
+            let n = (self.api.column_count)(self.stmt);
+            for i in 1..n {
+                let p = (self.api.column_blob)(self.stmt, i) as *const u8;
+                let len = (self.api.column_bytes)(self.stmt, i).max(0) as usize;
+                out.extend_from_slice(&(len as u32).to_le_bytes());
+                if len > 0 && !p.is_null() {
+                    out.extend_from_slice(std::slice::from_raw_parts(p, len));
+                }
+            }
         }
     }
 
@@ -121,7 +153,7 @@ impl RawStmt {
         if rc == ffi::SQLITE_OK {
             Ok(())
         } else {
-            Err(errmsg(self.db))
+            Err(errmsg(self.api, self.db))
         }
     }
 }
@@ -130,6 +162,6 @@ impl Drop for RawStmt {
     fn drop(&mut self) {
         // SAFETY: finalize exactly once; the connection outlives its statements (the engine
         // drops statements before the connection).
-        unsafe { ffi::sqlite3_finalize(self.stmt) };
+        unsafe { (self.api.finalize)(self.stmt) };
     }
 }

@@ -1,0 +1,39 @@
+//! Build script: records the redb version Cargo.lock resolved and, for the engines that link
+//! system libraries (features only), the RocksDB version pkg-config reports (its C API has no
+//! version call), and compiles the small C shim over BerkeleyDB's method tables
+//! (`src/engine/berkeleydb/shim.c`).
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=Cargo.lock");
+    // redb is a crate: its version is the one Cargo.lock resolved.
+    let lock = std::fs::read_to_string("Cargo.lock").unwrap_or_default();
+    let redb = lock
+        .split("[[package]]")
+        .find(|p| p.contains("name = \"redb\""))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+        .map_or("unknown".to_string(), |v| v.trim_matches('"').to_string());
+    println!("cargo:rustc-env=POCKETBENCH_REDB_VERSION={redb}");
+    if std::env::var_os("CARGO_FEATURE_ROCKSDB").is_some() {
+        let version = std::process::Command::new("pkg-config")
+            .args(["--modversion", "rocksdb"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_else(|| "unknown".into());
+        println!("cargo:rustc-env=POCKETBENCH_ROCKSDB_VERSION={version}");
+    }
+    #[cfg(feature = "berkeleydb")]
+    berkeleydb();
+}
+
+#[cfg(feature = "berkeleydb")]
+fn berkeleydb() {
+    println!("cargo:rerun-if-changed=src/engine/berkeleydb/shim.c");
+    cc::Build::new()
+        .file("src/engine/berkeleydb/shim.c")
+        .warnings(true)
+        .compile("pocketbench_bdb_shim");
+    println!("cargo:rustc-link-lib=db-5.3");
+}

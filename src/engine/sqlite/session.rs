@@ -1,0 +1,212 @@
+//! One SQL connection as an engine sees it, whichever library provides it (the bundled SQLite
+//! or BerkeleyDB's SQL front end, through [`Api`]): key-value workloads on YCSB's JDBC schema
+//! (`usertable` with a `YCSB_KEY` primary key and `FIELDn` text columns) through prepared
+//! statements, and SQL workloads' statements run as written.
+
+use super::api::{Api, Db};
+use super::stmt::{self, RawStmt};
+use crate::engine::{LastRead, Outcome, Request};
+use crate::error::{Error, Result};
+use crate::workload::model::KeyValueModel;
+use crate::workload::op::Op;
+
+/// Prepared statements for the key-value operations.
+struct KvStatements {
+    read: RawStmt,
+    scan: RawStmt,
+    insert: RawStmt,
+    update_all: RawStmt,
+    /// One `UPDATE … SET FIELDi = ?` per field.
+    update_one: Vec<RawStmt>,
+    field_count: u16,
+}
+
+/// Statements and state over an open connection; the owner keeps the connection open longer
+/// than the session (statements are finalized when the session drops).
+pub struct SqlSession {
+    api: &'static Api,
+    db: *mut Db,
+    kv: Option<KvStatements>,
+    /// The row the last point read returned, as a key-value record, for the read-your-writes
+    /// check; `None` when the last operation made no point read.
+    last: Vec<u8>,
+    last_found: Option<bool>,
+}
+
+impl SqlSession {
+    pub fn new(api: &'static Api, db: *mut Db) -> Self {
+        SqlSession {
+            api,
+            db,
+            kv: None,
+            last: Vec::with_capacity(2048),
+            last_found: None,
+        }
+    }
+
+    /// Create YCSB's table (if missing) and prepare the key-value statements.
+    pub fn create_kv(&mut self, m: &KeyValueModel, name: &str) -> Result<()> {
+        let cols: Vec<String> = (0..m.field_count)
+            .map(|i| format!("{} TEXT", KeyValueModel::field_name(i)))
+            .collect();
+        let sql = format!(
+            "CREATE TABLE IF NOT EXISTS {} (YCSB_KEY VARCHAR(255) PRIMARY KEY, {})",
+            m.table,
+            cols.join(", ")
+        );
+        self.exec_sql(&sql)
+            .map_err(|e| Error::failed(format!("{name}: {sql}: {e}")))?;
+        let (api, db) = (self.api, self.db);
+        let t = &m.table;
+        let fields: Vec<String> = (0..m.field_count).map(KeyValueModel::field_name).collect();
+        let placeholders = vec!["?"; fields.len()].join(", ");
+        let set_all: Vec<String> = fields.iter().map(|f| format!("{f} = ?")).collect();
+        let prep = |sql: String| {
+            RawStmt::prepare(api, db, &sql)
+                .map_err(|e| Error::failed(format!("{name}: {sql}: {e}")))
+        };
+        self.kv = Some(KvStatements {
+            read: prep(format!("SELECT * FROM {t} WHERE YCSB_KEY = ?"))?,
+            scan: prep(format!(
+                "SELECT * FROM {t} WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?"
+            ))?,
+            insert: prep(format!(
+                "INSERT INTO {t} (YCSB_KEY, {}) VALUES (?, {placeholders})",
+                fields.join(", ")
+            ))?,
+            update_all: prep(format!(
+                "UPDATE {t} SET {} WHERE YCSB_KEY = ?",
+                set_all.join(", ")
+            ))?,
+            update_one: fields
+                .iter()
+                .map(|f| prep(format!("UPDATE {t} SET {f} = ? WHERE YCSB_KEY = ?")))
+                .collect::<Result<_>>()?,
+            field_count: m.field_count,
+        });
+        Ok(())
+    }
+
+    /// Run `sql`, which may hold several statements separated by ';'. Returns rows produced or
+    /// changed.
+    pub fn exec_sql(&self, sql: &str) -> std::result::Result<u64, String> {
+        let (api, db) = (self.api, self.db);
+        let mut rest = sql.trim();
+        let mut total = 0;
+        while !rest.is_empty() {
+            let mut raw = std::ptr::null_mut();
+            let mut tail = std::ptr::null();
+            // SAFETY: db open; rest is valid UTF-8 with the given length.
+            let rc = unsafe {
+                (api.prepare_v2)(
+                    db,
+                    rest.as_ptr().cast(),
+                    rest.len() as i32,
+                    &mut raw,
+                    &mut tail,
+                )
+            };
+            if rc != rusqlite::ffi::SQLITE_OK {
+                return Err(stmt::errmsg(api, db));
+            }
+            // SAFETY: tail points into `rest`.
+            let consumed = unsafe { (tail as *const u8).offset_from(rest.as_ptr()) } as usize;
+            rest = rest[consumed.min(rest.len())..].trim_start();
+            if raw.is_null() {
+                continue; // whitespace or a comment
+            }
+            total += RawStmt::from_raw(api, raw, db).run()?;
+        }
+        Ok(total)
+    }
+
+    /// Execute one operation.
+    #[inline]
+    pub fn execute(&mut self, req: &Request<'_>) -> std::result::Result<Outcome, String> {
+        self.last_found = None;
+        let rows = match (req.op, self.kv.as_mut()) {
+            (Op::Sql { sql }, _) => self.exec_sql(sql)?,
+            (_, Some(kv)) => exec_kv(kv, req, &mut self.last, &mut self.last_found)?,
+            (_, None) => return Err("key-value operation before the schema was created".into()),
+        };
+        Ok(Outcome { rows })
+    }
+
+    pub fn last_read(&self) -> LastRead<'_> {
+        match self.last_found {
+            None => LastRead::Unsupported,
+            Some(false) => LastRead::NotFound,
+            Some(true) => LastRead::Record(&self.last),
+        }
+    }
+}
+
+#[inline]
+fn read(
+    kv: &mut KvStatements,
+    key: &[u8],
+    last: &mut Vec<u8>,
+    found: &mut Option<bool>,
+) -> std::result::Result<u64, String> {
+    kv.read.bind_text(1, key)?;
+    let rows = kv.read.run_capture(Some(last))?;
+    *found = Some(rows > 0);
+    Ok(rows)
+}
+
+fn exec_kv(
+    kv: &mut KvStatements,
+    req: &Request<'_>,
+    last: &mut Vec<u8>,
+    found: &mut Option<bool>,
+) -> std::result::Result<u64, String> {
+    match req.op {
+        Op::Read { .. } => read(kv, req.key, last, found),
+        Op::Scan { len, .. } => {
+            kv.scan.bind_text(1, req.key)?;
+            kv.scan.bind_int(2, i64::from(*len))?;
+            kv.scan.run()
+        }
+        Op::Insert { .. } => {
+            kv.insert.bind_text(1, req.key)?;
+            for f in 0..kv.field_count {
+                kv.insert
+                    .bind_text(i32::from(f) + 2, &req.values[usize::from(f)])?;
+            }
+            kv.insert.run()
+        }
+        Op::Update { field, .. } => update(kv, req, *field),
+        Op::ReadModifyWrite { field, .. } => {
+            read(kv, req.key, last, found)?;
+            update(kv, req, *field)
+        }
+        Op::Sql { .. } => Err("SQL statement on a key-value schema".into()),
+    }
+}
+
+fn update(
+    kv: &mut KvStatements,
+    req: &Request<'_>,
+    field: Option<u16>,
+) -> std::result::Result<u64, String> {
+    match field {
+        Some(f) => {
+            let s = kv
+                .update_one
+                .get_mut(usize::from(f))
+                .ok_or_else(|| format!("field{f} does not exist"))?;
+            s.bind_text(1, &req.values[usize::from(f)])?;
+            s.bind_text(2, req.key)?;
+            s.run()
+        }
+        None => {
+            for f in 0..kv.field_count {
+                kv.update_all
+                    .bind_text(i32::from(f) + 1, &req.values[usize::from(f)])?;
+            }
+            kv.update_all
+                .bind_text(i32::from(kv.field_count) + 1, req.key)?;
+            kv.update_all.run()
+        }
+    }
+}

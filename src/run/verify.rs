@@ -1,0 +1,218 @@
+//! Read-your-writes verification inside the run: the replayer remembers, per key, the value
+//! seed each field was last written with (load-phase inserts, run-phase inserts and updates),
+//! and after each point read compares what the engine returned with the bytes those seeds
+//! generate ([`crate::workload::values::fill_field`]). A difference fails the operation.
+//!
+//! It costs nothing inside the timed window: the engine only keeps the record it read (it had
+//! to copy it out anyway), and the comparison happens after the end timestamp. Memory is
+//! bounded: with more than [`MAX_TRACKED`] records in the load phase only a deterministic
+//! sample of keys (one in `stride`, by a hash of the key number) is tracked; reads of other
+//! keys count as unchecked. Scans are not checked (their rows are counted).
+
+use crate::engine::kv::fields;
+use crate::engine::LastRead;
+use crate::workload::model::{DataModel, KeyValueModel};
+use crate::workload::op::Op;
+use crate::workload::rng::splitmix64;
+use crate::workload::values::fill_field;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Keys tracked at most (about 8 bytes × fields each).
+pub const MAX_TRACKED: u64 = 200_000;
+
+/// What the check found over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verification {
+    /// Point reads whose record was compared field by field with what was written.
+    pub checked: u64,
+    /// Point reads that returned something other than what was last written.
+    pub mismatches: u64,
+    /// Point reads not checked: key outside the tracked sample, or the engine keeps no copy.
+    pub unchecked: u64,
+    /// One key in `stride` is tracked (1: every key).
+    pub stride: u64,
+}
+
+/// The seeds each field of a record was last written with.
+enum Written {
+    /// Every field from one seed (an insert or a whole-record update).
+    All(u64),
+    PerField(Box<[u64]>),
+}
+
+pub struct Verifier {
+    model: Option<KeyValueModel>,
+    written: HashMap<u64, Written>,
+    pub totals: Verification,
+    buf: Vec<u8>,
+}
+
+impl Verifier {
+    /// A verifier for a workload of `model` with `load_ops` records loaded.
+    pub fn new(model: &DataModel, load_ops: u64) -> Self {
+        let model = match model {
+            DataModel::KeyValue(m) => Some(m.clone()),
+            DataModel::Sql => None,
+        };
+        Verifier {
+            model,
+            written: HashMap::new(),
+            totals: Verification {
+                stride: load_ops / MAX_TRACKED + 1,
+                ..Verification::default()
+            },
+            buf: Vec::new(),
+        }
+    }
+
+    fn tracked(&self, key: u64) -> bool {
+        let mut h = key;
+        self.totals.stride == 1 || splitmix64(&mut h).is_multiple_of(self.totals.stride)
+    }
+
+    /// Remember what a successful write stored.
+    pub fn wrote(&mut self, op: &Op) {
+        let Some(m) = &self.model else { return };
+        let fields = usize::from(m.field_count);
+        let (key, field, seed) = match *op {
+            Op::Insert { key, seed } => (key, None, seed),
+            Op::Update { key, field, seed } | Op::ReadModifyWrite { key, field, seed } => {
+                (key, field, seed)
+            }
+            _ => return,
+        };
+        if !self.tracked(key) {
+            return;
+        }
+        match field {
+            None => {
+                self.written.insert(key, Written::All(seed));
+            }
+            Some(f) if usize::from(f) < fields => {
+                // An update of a record that was never written changes nothing.
+                if let Some(w) = self.written.get_mut(&key) {
+                    if let Written::All(s) = *w {
+                        *w = Written::PerField(vec![s; fields].into_boxed_slice());
+                    }
+                    if let Written::PerField(seeds) = w {
+                        seeds[usize::from(f)] = seed;
+                    }
+                }
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Check the record a read returned against what was written; `Err` describes the first
+    /// difference.
+    pub fn check(&mut self, op: &Op, read: LastRead<'_>) -> Result<(), String> {
+        let Some(m) = &self.model else { return Ok(()) };
+        let key = match *op {
+            Op::Read { key } | Op::ReadModifyWrite { key, .. } => key,
+            _ => return Ok(()),
+        };
+        if !self.tracked(key) || matches!(read, LastRead::Unsupported) {
+            self.totals.unchecked += 1;
+            return Ok(());
+        }
+        self.totals.checked += 1;
+        let outcome = match (self.written.get(&key), read) {
+            (None, LastRead::NotFound) => Ok(()),
+            (None, _) => Err(format!(
+                "read-your-writes: key {key} returned a record but none was written"
+            )),
+            (Some(_), LastRead::NotFound) => Err(format!(
+                "read-your-writes: key {key} was written but the read found no record"
+            )),
+            (Some(w), LastRead::Record(record)) => {
+                let len = m.field_length as usize;
+                let mut got = fields(record);
+                let mut result = Ok(());
+                for f in 0..m.field_count {
+                    let seed = match w {
+                        Written::All(s) => *s,
+                        Written::PerField(seeds) => seeds[usize::from(f)],
+                    };
+                    fill_field(seed, f, len, &mut self.buf);
+                    match got.next() {
+                        Some(v) if v == self.buf.as_slice() => {}
+                        Some(v) => {
+                            result = Err(format!(
+                                "read-your-writes: key {key} field{f}: read {} bytes that differ from the value written with seed {seed}",
+                                v.len()
+                            ));
+                            break;
+                        }
+                        None => {
+                            result = Err(format!(
+                                "read-your-writes: key {key}: the record read has no field{f}"
+                            ));
+                            break;
+                        }
+                    }
+                }
+                result
+            }
+            (Some(_), LastRead::Unsupported) => Ok(()),
+        };
+        if outcome.is_err() {
+            self.totals.mismatches += 1;
+        }
+        outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::kv::encode_record;
+
+    fn record(seeds: &[u64], len: usize) -> Vec<u8> {
+        let values: Vec<Vec<u8>> = seeds
+            .iter()
+            .enumerate()
+            .map(|(f, s)| {
+                let mut v = Vec::new();
+                fill_field(*s, f as u16, len, &mut v);
+                v
+            })
+            .collect();
+        let mut out = Vec::new();
+        encode_record(&values, &mut out);
+        out
+    }
+
+    #[test]
+    fn reads_are_checked_against_the_last_write_per_field() {
+        let m = KeyValueModel {
+            field_count: 3,
+            field_length: 8,
+            ..KeyValueModel::default()
+        };
+        let mut v = Verifier::new(&DataModel::KeyValue(m), 10);
+        v.wrote(&Op::Insert { key: 1, seed: 5 });
+        let read = Op::Read { key: 1 };
+        assert!(v
+            .check(&read, LastRead::Record(&record(&[5, 5, 5], 8)))
+            .is_ok());
+        v.wrote(&Op::Update {
+            key: 1,
+            field: Some(2),
+            seed: 9,
+        });
+        let stale = record(&[5, 5, 5], 8);
+        let e = v.check(&read, LastRead::Record(&stale)).unwrap_err();
+        assert!(e.contains("field2"), "{e}");
+        assert!(v
+            .check(&read, LastRead::Record(&record(&[5, 5, 9], 8)))
+            .is_ok());
+        assert!(v.check(&read, LastRead::NotFound).is_err());
+        // A key never written must not be found.
+        assert!(v.check(&Op::Read { key: 2 }, LastRead::NotFound).is_ok());
+        assert!(v
+            .check(&Op::Read { key: 2 }, LastRead::Record(&stale))
+            .is_err());
+        assert_eq!((v.totals.checked, v.totals.mismatches), (6, 3));
+    }
+}
