@@ -40,7 +40,7 @@ pub enum Command {
     Results(ResultsCommand),
     /// Run a study plan: the cartesian product of its axes, repeated, resumable.
     #[command(
-        after_help = "Examples:\n  pocketbench matrix study.toml\n  pocketbench matrix study.toml --resume          after Ctrl-C, kill -9 or power loss: run only what is missing\n  pocketbench matrix --plan pocketdata             A, B, C, E × {zero, lognormal} × governors × 3 repeats\n  pocketbench matrix --plan mdperf --dry-run       list the cells without running them\n\nPlan format: docs/studies.md"
+        after_help = "Examples:\n  pocketbench matrix study.toml\n  pocketbench matrix study.toml --resume          after Ctrl-C, kill -9 or power loss: run only what is missing\n  pocketbench matrix --plan pocketdata             A, B, C, E × {zero, lognormal} × governors × 3 repeats\n  pocketbench matrix --plan mdperf --dry-run       list the cells without running them\n  pocketbench matrix --plan engines                every engine × journal/sync settings × {zero, lognormal} on ycsb-a\n\nPlan format: docs/studies.md"
     )]
     Matrix(MatrixArgs),
     /// Compare two cells or result sets: is the difference significant, and how large is it.
@@ -229,7 +229,7 @@ pub struct MatrixArgs {
     /// Plan file (TOML).
     #[arg(required_unless_present = "plan", conflicts_with = "plan")]
     pub file: Option<PathBuf>,
-    /// Built-in plan instead of a file: pocketdata, mdperf.
+    /// Built-in plan instead of a file: pocketdata, mdperf, engines.
     #[arg(long)]
     pub plan: Option<String>,
     /// Continue the latest study of this plan in the results store: run only missing runs.

@@ -1,5 +1,6 @@
 //! Writing a report in the asked format: one HTML file, one PNG or SVG file per figure in a
-//! directory, or the summary table as Markdown or CSV. Files appear whole or not at all
+//! directory (the runs' figures and, when the store holds flashbench runs, the flashbench
+//! figures), or the summary table as Markdown or CSV. Files appear whole or not at all
 //! (`platform::atomic_file`), so an interrupted report never leaves half a file.
 
 use super::html::{self, page::PageInfo};
@@ -84,7 +85,12 @@ pub fn check_output(format: Format, output: &Path) -> Result<()> {
 pub fn write(req: &Request<'_>) -> Result<Written> {
     let filter = Filter::parse(req.filter.unwrap_or(""), "--filter")?;
     let data = Dataset::load(req.store, &filter)?;
-    if data.runs.is_empty() {
+    let figures = match req.format {
+        Format::Markdown | Format::Csv => Vec::new(),
+        _ => html::figures(&data, req.store, req.level)?,
+    };
+    // A store of flashbench runs alone still has figures to show (but a filter selects runs).
+    if data.runs.is_empty() && (figures.is_empty() || req.filter.is_some()) {
         return Err(Error::input(match req.filter {
             Some(f) => format!(
                 "--filter {f}: no runs match in {}",
@@ -109,7 +115,6 @@ pub fn write(req: &Request<'_>) -> Result<Written> {
         written.files.push(req.output.to_path_buf());
         return Ok(written);
     }
-    let figures = html::figures(&data, req.store, req.level)?;
     written.figures = figures.len();
     match req.format {
         Format::Html => {

@@ -306,3 +306,70 @@ fn pool(store: &Store, id: i64, hist: &mut LatencyHistogram) -> Result<()> {
     }
     Ok(())
 }
+
+/// One reading of a run's stored frequency timeline (`frequency_samples`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FreqReading {
+    /// Nanoseconds since the run's start (the same origin as `op_samples.start_ns`).
+    pub t_ns: i64,
+    pub policy: String,
+    pub khz: u32,
+}
+
+/// The frequency timeline stored for run `id`, in time order (empty when the run had no
+/// sampler, or the store predates the table).
+pub fn frequency_timeline(store: &Store, id: i64) -> Result<Vec<FreqReading>> {
+    let exists: bool = store
+        .conn()
+        .prepare_cached(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'frequency_samples'",
+        )
+        .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)))
+        .run_err("results store: frequency samples")?
+        > 0;
+    if !exists {
+        return Ok(Vec::new());
+    }
+    let mut stmt = store
+        .conn()
+        .prepare_cached(
+            "SELECT t_ns, policy, khz FROM frequency_samples WHERE run_id = ?1 ORDER BY t_ns, policy",
+        )
+        .run_err("results store: frequency samples")?;
+    let rows = stmt
+        .query_map([id], |r| {
+            Ok(FreqReading {
+                t_ns: r.get(0)?,
+                policy: r.get(1)?,
+                khz: r.get(2)?,
+            })
+        })
+        .run_err("results store: frequency samples")?;
+    rows.collect::<std::result::Result<_, _>>()
+        .run_err("results store: frequency samples")
+}
+
+/// Why runs have no frequency timeline, from their summaries' `frequency` section: each
+/// distinct reason once, with "this device" said as the device that produced the runs.
+pub fn frequency_missing_reasons<'a>(runs: impl Iterator<Item = &'a RunRecord>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in runs {
+        let f = r.raw.get("frequency");
+        let why = match f.and_then(|f| f.get("reason")).and_then(|v| v.as_str()) {
+            Some(reason) => {
+                reason.replace("on this device", "on the device that produced these runs")
+            }
+            None if f.is_none_or(|f| f.is_null()) => {
+                "runs stored without a frequency section".into()
+            }
+            None if f.and_then(|f| f.get("sampler")).is_none_or(|s| s.is_null()) => {
+                "frequency sampling was off (--freq-sample off)".into()
+            }
+            None => "the sampler stored no readings".into(),
+        };
+        if !out.contains(&why) {
+            out.push(why);
+        }
+    }
+    out
+}

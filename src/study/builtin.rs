@@ -1,6 +1,8 @@
 //! The built-in plans that reproduce the published studies: `pocketdata` (PocketData:
 //! workloads A, B, C, E × {zero, lognormal} delay × governors × 3 repeats, 500 records,
-//! 1 800 operations) and `mdperf` (the follow-up: 8 workloads × governors × {alone, loaded}).
+//! 1 800 operations) and `mdperf` (the follow-up: 8 workloads × governors × {alone, loaded});
+//! and `engines`, the engine comparison: every engine of this build under its journal/sync
+//! settings × {zero, lognormal} delay on YCSB A.
 //!
 //! The governor and background-load axes exist only as far as this build and this machine
 //! allow: an axis whose `run` flag does not exist, or whose knob cannot be turned here,
@@ -12,7 +14,7 @@ use super::plan::{Axis, AxisValue, Plan};
 use crate::error::{Error, Result};
 use crate::platform::environment::sysfs_root;
 
-pub const NAMES: &[&str] = &["pocketdata", "mdperf"];
+pub const NAMES: &[&str] = &["pocketdata", "mdperf", "engines"];
 
 const POCKETDATA: &str = r#"
 name = "pocketdata"
@@ -40,6 +42,89 @@ workload = ["pocketdata-a", "pocketdata-b", "pocketdata-c", "pocketdata-d", "poc
             "pocketdata-f", "pocketdata-ib", "pocketdata-ic"]
 "#;
 
+/// The engine comparison: one workload, saturated and with think time; the `engine` axis
+/// ([`engine_axis`]) is added in code because it depends on the engines built in.
+const ENGINES: &str = r#"
+name = "engines"
+repeats = 3
+order = "fixed"
+[run]
+workload = "ycsb-a"
+records = 500
+ops = 1800
+[axes]
+delay = ["zero", "lognormal:6.67ms"]
+"#;
+
+/// Engine settings compared by `--plan engines`: (label, engine, options). Engines not in
+/// this build (cargo features) are left out of the axis.
+pub const ENGINE_SETTINGS: &[(&str, &str, &[&str])] = &[
+    (
+        "sqlite:delete/full",
+        "sqlite",
+        &["journal_mode=delete", "synchronous=full"],
+    ),
+    (
+        "sqlite:wal/full",
+        "sqlite",
+        &["journal_mode=wal", "synchronous=full"],
+    ),
+    (
+        "sqlite:wal/normal",
+        "sqlite",
+        &["journal_mode=wal", "synchronous=normal"],
+    ),
+    (
+        "sqlite:wal/off",
+        "sqlite",
+        &["journal_mode=wal", "synchronous=off"],
+    ),
+    ("lmdb:sync", "lmdb", &["sync=full"]),
+    ("lmdb:nosync", "lmdb", &["sync=nosync"]),
+    ("redb:immediate", "redb", &["durability=immediate"]),
+    ("redb:none", "redb", &["durability=none"]),
+    ("berkeleydb:sync", "berkeleydb", &["sync=on"]),
+    ("berkeleydb:nosync", "berkeleydb", &["sync=off"]),
+    ("rocksdb:sync", "rocksdb", &["sync=on"]),
+    ("rocksdb:nosync", "rocksdb", &["sync=off"]),
+    ("leveldb:sync", "leveldb", &["sync=on"]),
+    ("leveldb:nosync", "leveldb", &["sync=off"]),
+];
+
+/// The `engine` axis of `--plan engines`: the settings of every engine `built` says is in
+/// this build, and a notice naming the engines left out.
+pub fn engine_axis(built: impl Fn(&str) -> bool) -> (Axis, Option<String>) {
+    let mut values = Vec::new();
+    let mut missing: Vec<&str> = Vec::new();
+    for (label, engine, options) in ENGINE_SETTINGS {
+        if !built(engine) {
+            if !missing.contains(engine) {
+                missing.push(engine);
+            }
+            continue;
+        }
+        let mut args = vec!["--engine".to_string(), engine.to_string()];
+        for o in *options {
+            args.extend(["-o".to_string(), o.to_string()]);
+        }
+        values.push(AxisValue {
+            label: label.to_string(),
+            args,
+        });
+    }
+    let notice = (!missing.is_empty()).then(|| {
+        format!(
+            "engine axis leaves out {}: not in this build (cargo features; `cargo build --features all-engines`)",
+            missing.join(", ")
+        )
+    });
+    let axis = Axis {
+        name: "engine".into(),
+        values,
+    };
+    (axis, notice)
+}
+
 /// Governors the studies compare (userspace needs a frequency and is left to plan files).
 pub const STUDY_GOVERNORS: &[&str] = &[
     "performance",
@@ -55,6 +140,7 @@ pub fn plan(name: &str) -> Result<Plan> {
     let text = match name {
         "pocketdata" => POCKETDATA,
         "mdperf" => MDPERF,
+        "engines" => ENGINES,
         _ => {
             return Err(Error::input(format!(
                 "--plan {name}: unknown built-in plan (available: {})",
@@ -63,6 +149,12 @@ pub fn plan(name: &str) -> Result<Plan> {
         }
     };
     let mut plan = Plan::parse(text, &format!("built-in plan {name}"), name)?;
+    if name == "engines" {
+        let (axis, notice) = engine_axis(|e| crate::engine::descriptor(e).is_ok());
+        plan.axes.insert(0, axis);
+        plan.notices.extend(notice);
+        return Ok(plan);
+    }
     let flags = RunFlags::get();
     let (axis, notice) = governor_axis(flags.has("governor"), &governors_settable());
     plan.axes.push(axis);
@@ -209,5 +301,45 @@ mod tests {
         let m = plan("mdperf").unwrap();
         assert_eq!(m.axes[0].values.len(), 8);
         assert!(plan("nope").is_err());
+    }
+
+    #[test]
+    fn the_engine_axis_follows_the_build() {
+        let (axis, notice) = engine_axis(|e| matches!(e, "sqlite" | "lmdb" | "redb"));
+        let labels: Vec<&str> = axis.values.iter().map(|v| v.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "sqlite:delete/full",
+                "sqlite:wal/full",
+                "sqlite:wal/normal",
+                "sqlite:wal/off",
+                "lmdb:sync",
+                "lmdb:nosync",
+                "redb:immediate",
+                "redb:none"
+            ]
+        );
+        assert_eq!(
+            axis.values[2].args,
+            [
+                "--engine",
+                "sqlite",
+                "-o",
+                "journal_mode=wal",
+                "-o",
+                "synchronous=normal"
+            ]
+        );
+        assert!(notice
+            .unwrap()
+            .contains("leaves out berkeleydb, rocksdb, leveldb"));
+        let (all, notice) = engine_axis(|_| true);
+        assert_eq!(all.values.len(), ENGINE_SETTINGS.len());
+        assert!(notice.is_none());
+        let p = plan("engines").unwrap();
+        let cells = super::super::cells::expand(&p).unwrap();
+        assert_eq!(cells.len(), p.axes[0].values.len() * 2);
+        assert!(p.base.iter().any(|a| a == "ycsb-a"));
     }
 }

@@ -1,6 +1,7 @@
 //! Printing and exporting flashbench results: one line per cell (response times, BEGIN/END,
-//! throughput, modelled flash work per KB), a per-request table for one cell, and CSV files of
-//! both for plotting against request count per record size.
+//! throughput, modelled flash work per KB), a per-request table for one cell, CSV files of
+//! both for plotting against request count per record size, and reading stored runs back for
+//! the report's figures ([`stored`]).
 
 use super::{CellResult, FlashbenchRun};
 use crate::error::{Result, ResultExt};
@@ -124,6 +125,37 @@ pub fn render_requests(c: &CellResult, ns: &[u64], flash: [&[u64]; 3]) -> String
         );
     }
     o
+}
+
+/// The latest flashbench run in `store` and how many are stored, or None when there is none
+/// (read-only: a store without suite tables is left as it is).
+pub fn stored(store: &crate::results::store::Store) -> Result<Option<(FlashbenchRun, usize)>> {
+    let conn = store.conn();
+    let what = "results store: flashbench runs";
+    let tables: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'suite_runs'",
+            [],
+            |r| r.get(0),
+        )
+        .run_err(what)?;
+    if tables == 0 {
+        return Ok(None);
+    }
+    let (count, id, text): (i64, Option<i64>, Option<String>) = conn
+        .query_row(
+            "SELECT count(*), max(id), (SELECT summary FROM suite_runs WHERE suite = 'flashbench' ORDER BY id DESC LIMIT 1)
+             FROM suite_runs WHERE suite = 'flashbench'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .run_err(what)?;
+    let (Some(id), Some(text)) = (id, text) else {
+        return Ok(None);
+    };
+    let mut run: FlashbenchRun = serde_json::from_str(&text).run_err(what)?;
+    run.id = id;
+    Ok(Some((run, count as usize)))
 }
 
 /// Write the cells as CSV (atomically).

@@ -2,15 +2,18 @@
 //! an optional note), and the single self-contained HTML page that holds them with the
 //! summary and environment tables — no scripts, no network, nothing external.
 //!
-//! * [`svg`] — the chart kit; [`scatter`], [`bars`], [`lines`], [`grid`] — the figures
+//! * [`svg`] — the chart kit; [`scatter`], [`bars`], [`timeline`], [`lines`], [`grid`] — the
+//!   figures of runs; [`flash`] — the flashbench figures
 //! * [`page`] — the HTML page and its tables
 
 pub mod bars;
+pub mod flash;
 pub mod grid;
 pub mod lines;
 pub mod page;
 pub mod scatter;
 pub mod svg;
+pub mod timeline;
 
 use crate::error::Result;
 use crate::results::dataset::Dataset;
@@ -28,14 +31,22 @@ pub struct Figure {
     pub svg: String,
 }
 
-/// Every figure, in report order.
+/// Every figure, in report order: those of the runs (when any are selected), then the
+/// flashbench figures (when the store holds a flashbench run).
 pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>> {
-    Ok(vec![
-        scatter::latency_energy(data, level),
-        bars::time_split(data, level),
-        lines::timeline(data, store)?,
-        lines::cdf(data),
-        grid::decision_grid(data, level),
-        bars::io_counts(data, level),
-    ])
+    let mut out = Vec::new();
+    if !data.runs.is_empty() {
+        out.extend([
+            scatter::latency_energy(data, level),
+            bars::time_split(data, level),
+            timeline::timeline(data, store)?,
+            lines::cdf(data),
+            grid::decision_grid(data, level),
+            bars::io_counts(data, level),
+        ]);
+    }
+    if let Some((run, stored)) = crate::bench_suites::flashbench::report::stored(store)? {
+        out.extend(flash::figures(&run, stored));
+    }
+    Ok(out)
 }

@@ -47,7 +47,9 @@ pub fn render(data: &Dataset, figures: &[Figure], info: &PageInfo<'_>) -> String
             .collect::<Vec<_>>()
             .join(" · ")
     );
-    summary(&mut o, data, info.level);
+    if !data.runs.is_empty() {
+        summary(&mut o, data, info.level);
+    }
     for f in figures {
         let _ = writeln!(
             o,
@@ -62,7 +64,9 @@ pub fn render(data: &Dataset, figures: &[Figure], info: &PageInfo<'_>) -> String
         o.push_str(&f.svg);
         o.push_str("\n</section>\n");
     }
-    environment(&mut o, data);
+    if !data.runs.is_empty() {
+        environment(&mut o, data);
+    }
     o.push_str("</body></html>\n");
     o
 }
