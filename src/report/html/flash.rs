@@ -109,10 +109,15 @@ fn figure(run: &FlashbenchRun, stored: usize, m: &Metric) -> Figure {
                 .map(|&(n, v)| (x.map(f64::from(n)), y.map(v)))
                 .collect();
             svg.path(&px, color(i));
-            if px.len() == 1 {
-                // A single count draws no line: mark it (and count it once).
-                svg.points -= 1;
-                svg.circle(px[0].0, px[0].1, 2.5, color(i), None);
+            // Markers (not counted again), larger for earlier sizes so that lines lying on
+            // each other (zero erases) stay visible; hover shows the value.
+            let r = (4.0 - i as f64).max(1.5);
+            for (&(n, v), &(cx, cy)) in line.iter().zip(&px) {
+                svg.raw(&format!(
+                    r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="{r}" fill="{}"><title>{size} B × {n}: {}</title></circle>"#,
+                    color(i),
+                    super::svg::num(v)
+                ));
             }
         }
     }

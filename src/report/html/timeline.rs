@@ -20,7 +20,7 @@ const MAX_PANELS: usize = 24;
 /// Panel size; the frequency strip adds `STRIP` to the height.
 const PW: f64 = 420.0;
 const PH: f64 = 210.0;
-const STRIP: f64 = 95.0;
+const STRIP: f64 = 105.0;
 
 /// What one panel shows.
 struct Panel<'a> {
@@ -52,7 +52,7 @@ pub fn timeline(data: &Dataset, store: &Store) -> Result<Figure> {
     }
     let with_freq = panels.iter().any(|p| !p.freq.is_empty());
     let strip = if with_freq { STRIP } else { 0.0 };
-    let cols = 2usize;
+    let cols = if panels.len() > 1 { 2 } else { 1 };
     let rows = panels.len().div_ceil(cols).max(1);
     let mut svg = Svg::new(PW * cols as f64 + 20.0, (PH + strip) * rows as f64 + 10.0);
     let lat = Scale::fit(
@@ -166,7 +166,7 @@ fn draw_panel(
     }
     let f = Scale {
         px_lo: oy + PH + STRIP - 40.0,
-        px_hi: oy + PH - 20.0,
+        px_hi: oy + PH - 5.0,
         ..mhz
     };
     axes(svg, &x, &f, &x_title, "MHz");
