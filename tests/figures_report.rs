@@ -148,22 +148,12 @@ fn without_a_frequency_timeline_a_note_says_why() {
 
 /// `flashbench` on a tiny grid into this sandbox's store.
 fn tiny_flashbench(sb: &Sandbox) {
-    sb.pb([
-        "flashbench",
-        "--requests",
-        "insert,select,join,update",
-        "--sizes",
-        "150,600",
-        "--counts",
-        "10,20,30",
-        "--flash",
-        "capacity_mib=16",
-        "--results",
-        arg(&sb.results()),
-        "--dir",
-        arg(&sb.path("")),
-    ])
-    .expect_ok();
+    let grid = "flashbench --requests insert,select,join,update --sizes 150,600 --counts 10,20,30";
+    let mut args = common::words(grid);
+    let (results, dir) = (sb.results(), sb.path(""));
+    args.extend(["--flash", "capacity_mib=16", "--results", arg(&results)]);
+    args.extend(["--dir", arg(&dir)]);
+    sb.pb(args).expect_ok();
 }
 
 const FLASH_FIGURES: [&str; 5] = [
