@@ -7,7 +7,7 @@
 //! calling thread, so every I/O lands on the operation that caused it.
 
 use super::io::{self, FileKind, IoStats};
-use super::kv::{self, KvEngine, KvInfo, KvStore};
+use super::kv::{self, KvStore};
 use super::options::{EngineOptions, OptionKind, OptionSpec};
 use super::{Engine, EngineDescriptor};
 use crate::error::{Error, Result, ResultExt};
@@ -121,13 +121,7 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
     // Create the table so that reads on an empty database find it.
     store.begin_bulk()?;
     store.end_bulk()?;
-    let info = KvInfo {
-        name: "redb",
-        version: version(),
-        options: kv::effective_options(SPECS, options),
-        io_method: "storage-backend shim around redb's file backend (read/write/sync_data/set_len per operation, with time)".into(),
-    };
-    Ok(Box::new(KvEngine::new(store, info)))
+    Ok(kv::engine(&DESCRIPTOR, store, options, "storage-backend shim around redb's file backend (read/write/sync_data/set_len per operation, with time)"))
 }
 
 fn e(what: &str) -> impl Fn(redb::Error) -> String + '_ {
