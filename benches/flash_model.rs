@@ -6,6 +6,8 @@
 //!
 //! Run: `cargo bench --bench flash_model [-- RECORDS ROUNDS]` (defaults 5000000 5).
 
+mod common;
+
 use pocketbench::engine::io::FileKind;
 use pocketbench::flash::config::ModelConfig;
 use pocketbench::flash::device::Device;
@@ -16,38 +18,23 @@ use std::time::Instant;
 fn trace(n: usize) -> Vec<IoRecord> {
     let mut rng = Rng::new(42);
     let mut v = Vec::with_capacity(n);
-    let rec = |kind, op, offset, len| IoRecord {
-        time_ns: 0,
-        duration_ns: 0,
-        kind,
-        op,
-        offset,
-        len,
-    };
+    let rec = IoRecord::untimed;
     let db_pages = 2048u64; // 8 MiB of 4 KiB pages
+                            // `count` database page I/Os of kind `op` at uniformly random pages.
+    let mut pages = |v: &mut Vec<IoRecord>, op, count| {
+        for _ in 0..count {
+            v.push(rec(FileKind::Main, op, rng.below(db_pages) * 4096, 4096));
+        }
+    };
     while v.len() < n {
         // One transaction: read 3 pages, journal 2 originals, write 2 pages, sync, delete.
-        for _ in 0..3 {
-            v.push(rec(
-                FileKind::Main,
-                IoOp::Read,
-                rng.below(db_pages) * 4096,
-                4096,
-            ));
-        }
+        pages(&mut v, IoOp::Read, 3);
         v.push(rec(FileKind::Journal, IoOp::Write, 0, 512));
         for j in 0..2u64 {
             v.push(rec(FileKind::Journal, IoOp::Write, 512 + j * 4100, 4100));
         }
         v.push(rec(FileKind::Journal, IoOp::Sync, 0, 0));
-        for _ in 0..2 {
-            v.push(rec(
-                FileKind::Main,
-                IoOp::Write,
-                rng.below(db_pages) * 4096,
-                4096,
-            ));
-        }
+        pages(&mut v, IoOp::Write, 2);
         v.push(rec(FileKind::Main, IoOp::Sync, 0, 0));
         v.push(rec(FileKind::Journal, IoOp::Delete, 0, 0));
     }
@@ -56,10 +43,7 @@ fn trace(n: usize) -> Vec<IoRecord> {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let args: Vec<usize> = common::numbers();
     let n = args.first().copied().unwrap_or(5_000_000);
     let rounds = args.get(1).copied().unwrap_or(5);
     let cfg = ModelConfig::preset("slc-2k").expect("preset");
@@ -88,7 +72,6 @@ fn main() {
             c.erases
         );
     }
-    rates.sort_by(|a, b| a.total_cmp(b));
-    let median = rates[rates.len() / 2];
+    let median = common::median(rates);
     println!("  median {median:.0} records/s (target: at least 1 000 000)");
 }

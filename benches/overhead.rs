@@ -5,6 +5,8 @@
 //!
 //! Run: `cargo bench --bench overhead [-- OPS RECORDS ROUNDS]` (defaults 200000 1000 5).
 
+mod common;
+
 use pocketbench::engine;
 use pocketbench::run::child::{replay_with, ReplaySpec};
 use pocketbench::run::load::load;
@@ -19,10 +21,7 @@ use std::path::Path;
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<u64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let args: Vec<u64> = common::numbers();
     let ops = args.first().copied().unwrap_or(200_000);
     let records = args.get(1).copied().unwrap_or(1_000);
     let rounds = args.get(2).copied().unwrap_or(5);
@@ -56,8 +55,8 @@ fn main() {
         bare.push(bare_rate(&db_dir.join(engine::sqlite::DB_FILE), &keys));
         null.push(overhead::measure(&trace_path).expect("null replay"));
     }
-    let h = median(harness.clone());
-    let b = median(bare.clone());
+    let h = common::median(harness.clone());
+    let b = common::median(bare.clone());
     println!(
         "  pocketbench replay (sqlite)   {:>12.0} ops/s   rounds {:?}",
         h,
@@ -69,8 +68,8 @@ fn main() {
         rounded(&bare)
     );
     println!("  harness / bare                {:>12.1} %", 100.0 * h / b);
-    let lat = median(null.iter().map(|o| o.latency_ns_per_op).collect());
-    let lp = median(null.iter().map(|o| o.loop_ns_per_op).collect());
+    let lat = common::median(null.iter().map(|o| o.latency_ns_per_op).collect());
+    let lp = common::median(null.iter().map(|o| o.loop_ns_per_op).collect());
     println!("  null engine: {lat:.0} ns/op inside the timed window, {lp:.0} ns/op whole loop");
 }
 
@@ -172,11 +171,6 @@ fn bare_rate(db: &Path, keys: &[Vec<u8>]) -> f64 {
         ffi::sqlite3_close(conn);
         keys.len() as f64 / secs
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 fn rounded(v: &[f64]) -> Vec<u64> {

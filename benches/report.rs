@@ -8,16 +8,15 @@
 //!
 //! Run: `cargo bench --bench report [-- SAMPLES ROUNDS]` (defaults 1000000 5).
 
+mod common;
+
 use pocketbench::report::output::{self, Format, Request};
 use pocketbench::results::store::Store;
 use std::process::Command;
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<u64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let args: Vec<u64> = common::numbers();
     let samples = args.first().copied().unwrap_or(1_000_000);
     let rounds = args.get(1).copied().unwrap_or(5).max(1);
     let bin = env!("CARGO_BIN_EXE_pocketbench");
@@ -83,15 +82,10 @@ fn main() {
         binary.push(t.elapsed().as_secs_f64());
     }
     let bytes = std::fs::metadata(&html).map(|m| m.len()).unwrap_or(0);
-    let (lib, exe) = (median(library), median(binary));
+    let (lib, exe) = (common::median(library), common::median(binary));
     println!(
         "HTML report ({:.0} KiB): library {lib:.3} s, `pocketbench report` end to end {exe:.3} s (median of {rounds}); target < 2 s: {}",
         bytes as f64 / 1024.0,
         if exe < 2.0 { "met" } else { "MISSED" }
     );
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }

@@ -2,24 +2,22 @@
 //! 3 repeats runs to completion; the same plan killed with SIGKILL half-way resumes to exactly
 //! the full set; bad input exits 2 and writes nothing; reports come out in every format.
 
-mod study_common;
+mod common;
 
+use common::study::{count, plan_file, study_store};
+use common::{arg, pb, pb_with, BIN};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use study_common::{bin, count, plan_file, study_store};
+
+/// The distinct (cell, repeat) pairs stored.
+const CELL_REPEATS: &str = "SELECT count(DISTINCT cell_id || ':' || repeat) FROM matrix_cells";
 
 #[test]
 fn plan_runs_to_completion_with_statistics() {
     let (dir, store) = study_store();
     assert_eq!(count(&store, "SELECT count(*) FROM runs"), 24);
     assert_eq!(count(&store, "SELECT count(*) FROM matrix_cells"), 24);
-    assert_eq!(
-        count(
-            &store,
-            "SELECT count(DISTINCT cell_id || ':' || repeat) FROM matrix_cells"
-        ),
-        24
-    );
+    assert_eq!(count(&store, CELL_REPEATS), 24);
     assert_eq!(
         count(&store, "SELECT count(DISTINCT cell_id) FROM matrix_cells"),
         8
@@ -34,13 +32,8 @@ fn killed_half_way_then_resumed_to_exactly_the_full_set() {
     let dir = tempfile::tempdir().unwrap();
     let plan = plan_file(dir.path());
     let store = dir.path().join("killed.db");
-    let mut child = Command::new(bin())
-        .args([
-            "matrix",
-            plan.to_str().unwrap(),
-            "--results",
-            store.to_str().unwrap(),
-        ])
+    let mut child = Command::new(BIN)
+        .args(["matrix", arg(&plan), "--results", arg(&store)])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -65,33 +58,18 @@ fn killed_half_way_then_resumed_to_exactly_the_full_set() {
     // Nothing half-written: every stored run has its cell row, and vice versa.
     assert_eq!(count(&store, "SELECT count(*) FROM runs"), before);
 
-    let out = Command::new(bin())
-        .args([
-            "matrix",
-            plan.to_str().unwrap(),
-            "--results",
-            store.to_str().unwrap(),
-            "--resume",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stderr}");
+    let resume = || pb(["matrix", arg(&plan), "--results", arg(&store), "--resume"]);
+    let out = resume().expect_ok();
     assert!(
-        stderr.contains(&format!("{before} stored, {} to run", 24 - before)),
-        "{stderr}"
+        out.stderr
+            .contains(&format!("{before} stored, {} to run", 24 - before)),
+        "{}",
+        out.stderr
     );
-    assert!(stdout.contains("24 of 24 in all"), "{stdout}");
+    assert!(out.stdout.contains("24 of 24 in all"), "{}", out.stdout);
     assert_eq!(count(&store, "SELECT count(*) FROM runs"), 24);
     assert_eq!(count(&store, "SELECT count(*) FROM studies"), 1);
-    assert_eq!(
-        count(
-            &store,
-            "SELECT count(DISTINCT cell_id || ':' || repeat) FROM matrix_cells"
-        ),
-        24
-    );
+    assert_eq!(count(&store, CELL_REPEATS), 24);
     // Every stored sample belongs to a stored run.
     assert_eq!(
         count(
@@ -101,17 +79,7 @@ fn killed_half_way_then_resumed_to_exactly_the_full_set() {
         0
     );
     // Resuming a finished study runs nothing.
-    let again = Command::new(bin())
-        .args([
-            "matrix",
-            plan.to_str().unwrap(),
-            "--results",
-            store.to_str().unwrap(),
-            "--resume",
-        ])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&again.stderr).contains("24 stored, 0 to run"));
+    assert!(resume().stderr.contains("24 stored, 0 to run"));
     assert_eq!(count(&store, "SELECT count(*) FROM runs"), 24);
 }
 
@@ -142,37 +110,23 @@ fn bad_input_exits_2_with_one_line_and_writes_nothing() {
     for (text, expected) in cases {
         let plan = dir.path().join("bad.toml");
         std::fs::write(&plan, text).unwrap();
-        let out = Command::new(bin())
-            .current_dir(dir.path())
-            .args(["matrix", "bad.toml", "--results", store.to_str().unwrap()])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{text}: {stderr}");
+        let out = pb_with(["matrix", "bad.toml", "--results", arg(&store)], |c| {
+            c.current_dir(dir.path());
+        });
+        let stderr = &out.stderr;
+        assert_eq!(out.code, Some(2), "{text}: {stderr}");
         assert!(stderr.contains(expected), "{text}: {stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
         assert!(!store.exists(), "{text} created the results store");
     }
-    let missing = Command::new(bin())
-        .args(["matrix", "/no/such/plan.toml"])
-        .output()
-        .unwrap();
-    assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/plan.toml"));
+    let missing = pb(["matrix", "/no/such/plan.toml"]).expect_code(2);
+    assert!(missing.stderr.contains("/no/such/plan.toml"));
 }
 
 #[test]
 fn built_in_plans_collapse_the_governor_axis_honestly() {
-    let out = Command::new(bin())
-        .args(["matrix", "--plan", "pocketdata", "--dry-run"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = pb(["matrix", "--plan", "pocketdata", "--dry-run"]).expect_ok();
+    let stdout = &out.stdout;
     assert!(stdout.contains("governor"), "{stdout}");
     assert!(stdout.contains("× 3 repeats"), "{stdout}");
     assert!(stdout.contains("--records 500 --ops 1800"), "{stdout}");
@@ -180,39 +134,26 @@ fn built_in_plans_collapse_the_governor_axis_honestly() {
         assert!(stdout.contains("governor=observed"), "{stdout}");
         assert!(stdout.contains("8 cells × 3 repeats = 24 runs"), "{stdout}");
     }
-    let md = Command::new(bin())
-        .args(["matrix", "--plan", "mdperf", "--dry-run", "--json"])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&md.stdout).unwrap();
+    let v = pb(["matrix", "--plan", "mdperf", "--dry-run", "--json"]).json();
     assert_eq!(v["repeats"], 3);
-    let bad = Command::new(bin())
-        .args(["matrix", "--plan", "nope"])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
+    pb(["matrix", "--plan", "nope"]).expect_code(2);
 }
 
 #[test]
 fn compare_reports_significance_and_size() {
     let (_, store) = study_store();
-    let out = Command::new(bin())
-        .args([
-            "compare",
-            "engine=null,workload=ycsb-a,delay=zero",
-            "engine=sqlite,workload=ycsb-a,delay=zero",
-            "--results",
-            store.to_str().unwrap(),
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let compare = |a: &str, b: &str, extra: &[&str]| {
+        let mut args = vec!["compare", a, b, "--results", arg(&store)];
+        args.extend_from_slice(extra);
+        pb(args)
+    };
+    let v = compare(
+        "engine=null,workload=ycsb-a,delay=zero",
+        "engine=sqlite,workload=ycsb-a,delay=zero",
+        &["--json"],
+    )
+    .expect_ok()
+    .json();
     assert_eq!(v["a"]["runs"].as_array().unwrap().len(), 3);
     let p50 = v["metrics"]
         .as_array()
@@ -223,29 +164,9 @@ fn compare_reports_significance_and_size() {
     // SQLite's point operations take far longer than the null engine's.
     assert!(p50["comparison"]["ratio"].as_f64().unwrap() > 2.0, "{p50}");
     assert!(p50["verdict"].as_str().unwrap().contains("higher (worse)"));
-    let text = Command::new(bin())
-        .args([
-            "compare",
-            "engine=null",
-            "engine=sqlite",
-            "--results",
-            store.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let t = String::from_utf8_lossy(&text.stdout);
+    let t = compare("engine=null", "engine=sqlite", &[]).stdout;
     assert!(t.contains("B/A") && t.contains("Welch"), "{t}");
-    let bad = Command::new(bin())
-        .args([
-            "compare",
-            "engine=null",
-            "nonsense",
-            "--results",
-            store.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
+    compare("engine=null", "nonsense", &[]).expect_code(2);
 }
 
 #[test]
@@ -253,39 +174,33 @@ fn report_writes_every_format_and_refuses_bad_input() {
     let (_, store) = study_store();
     let out_dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        Command::new(bin())
-            .args(["report", "--results", store.to_str().unwrap()])
-            .args(args)
-            .output()
-            .unwrap()
+        let mut all = vec!["report", "--results", arg(&store)];
+        all.extend_from_slice(args);
+        pb(all)
     };
     let figs = out_dir.path().join("figs");
-    let o = run(&["--format", "svg", "-o", figs.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run(&["--format", "svg", "-o", arg(&figs)]).expect_ok();
     let svgs: Vec<_> = std::fs::read_dir(&figs).unwrap().collect();
     assert_eq!(svgs.len(), 6);
     let cdf = std::fs::read_to_string(figs.join("latency-cdf.svg")).unwrap();
     assert!(cdf.starts_with("<svg") && cdf.contains("data-points"));
     let md = out_dir.path().join("s.md");
-    assert!(run(&["--format", "md", "-o", md.to_str().unwrap()])
-        .status
-        .success());
+    run(&["--format", "md", "-o", arg(&md)]).expect_ok();
     let md = std::fs::read_to_string(md).unwrap();
     assert_eq!(
         md.lines().filter(|l| l.starts_with("| workload=")).count(),
         8
     );
     let csv = out_dir.path().join("s.csv");
-    assert!(run(&[
+    run(&[
         "--format",
         "csv",
         "--filter",
         "engine=sqlite",
         "-o",
-        csv.to_str().unwrap()
+        arg(&csv),
     ])
-    .status
-    .success());
+    .expect_ok();
     assert_eq!(std::fs::read_to_string(csv).unwrap().lines().count(), 5);
     for (args, expected) in [
         (vec!["--filter", "colour=red"], "unknown key 'colour'"),
@@ -294,10 +209,8 @@ fn report_writes_every_format_and_refuses_bad_input() {
         (vec!["-o", "/no/such/dir/r.html"], "-o /no/such/dir/r.html"),
         (vec!["--format", "gif"], "--format gif"),
     ] {
-        let o = run(&args);
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        let o = run(&args).expect_code(2);
+        assert!(o.stderr.contains(expected), "{args:?}: {}", o.stderr);
     }
 }
 
@@ -311,51 +224,41 @@ fn runs_made_one_by_one_group_by_settings_and_compare_across_stores() {
         ("b.db", "sqlite"),
         ("b.db", "sqlite"),
     ] {
-        let out = Command::new(bin())
-            .args([
-                "run",
-                "--quiet",
-                "--engine",
-                engine,
-                "--records",
-                "10",
-                "--ops",
-                "20",
-            ])
-            .args(["--delay", "zero", "--no-overhead", "--results"])
-            .arg(store(db))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let db = store(db);
+        pb([
+            "run",
+            "--quiet",
+            "--engine",
+            engine,
+            "--records",
+            "10",
+            "--ops",
+            "20",
+            "--delay",
+            "zero",
+            "--no-overhead",
+            "--results",
+            arg(&db),
+        ])
+        .expect_ok();
     }
-    let out = Command::new(bin())
-        .arg("compare")
-        .arg(store("a.db"))
-        .arg(store("b.db"))
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (a, b) = (store("a.db"), store("b.db"));
+    let v = pb(["compare", arg(&a), arg(&b), "--json"])
+        .expect_ok()
+        .json();
     assert_eq!(v["a"]["runs"].as_array().unwrap().len(), 2);
     assert_eq!(v["b"]["runs"].as_array().unwrap().len(), 2);
     let md = store("a.md");
-    let o = Command::new(bin())
-        .args(["report", "--format", "md", "--results"])
-        .arg(store("a.db"))
-        .arg("-o")
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    pb([
+        "report",
+        "--format",
+        "md",
+        "--results",
+        arg(&a),
+        "-o",
+        arg(&md),
+    ])
+    .expect_ok();
     let text = std::fs::read_to_string(md).unwrap();
     // Two runs with the same settings are two repeats of one configuration.
     assert!(text.contains("| all runs | 2 |"), "{text}");

@@ -3,35 +3,43 @@
 //! energy with an idle baseline, meter-CSV import aligned to the run's markers, background
 //! load, `doctor` and `diagnose`.
 
+mod common;
+
+use common::{arg, pb_with, Outcome, BIN};
 use pocketbench::platform::fake_sysfs::Tree;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_pocketbench");
 const GOV0: &str = "devices/system/cpu/cpufreq/policy0/scaling_governor";
 const GOV4: &str = "devices/system/cpu/cpufreq/policy4/scaling_governor";
 const SET0: &str = "devices/system/cpu/cpufreq/policy0/scaling_setspeed";
 
-fn pb(root: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("--sysfs-root")
-        .arg(root)
-        .args(args)
-        .env_remove("POCKETBENCH_SYSFS_ROOT")
-        .output()
-        .expect("running pocketbench")
+fn pb(root: &Path, args: &[&str]) -> Outcome {
+    let all = ["--sysfs-root", arg(root)]
+        .into_iter()
+        .chain(args.iter().copied());
+    pb_with(all, |c| {
+        c.env_remove("POCKETBENCH_SYSFS_ROOT");
+    })
 }
 
-fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "status {:?}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+fn json(out: Outcome) -> Value {
+    out.expect_ok().json()
+}
+
+/// `t`, and a private directory with the path of a results store in it.
+fn setup(t: Tree) -> (Tree, tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    (t, dir, db)
+}
+
+/// A short paced run (see [`run_args`]) against `t`, storing into `db`, which must succeed;
+/// its JSON summary.
+fn run(t: &Tree, db: &Path, extra: &[&str]) -> Value {
+    json(pb(t.root(), &run_args(arg(db), extra)))
 }
 
 /// A short, paced run storing into `dir`.
@@ -55,9 +63,7 @@ fn run_args<'a>(db: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 
 #[test]
 fn governor_is_set_during_the_run_verified_and_restored() {
-    let t = Tree::big_little();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
+    let (t, dir, db) = setup(Tree::big_little());
     let seen = dir.path().join("seen");
     // The background command runs during the measured phase: it records what the governor
     // and setspeed files hold then.
@@ -67,21 +73,18 @@ fn governor_is_set_during_the_run_verified_and_restored() {
         t.path(SET0).display(),
         seen.display()
     );
-    let out = pb(
-        t.root(),
-        &run_args(
-            db.to_str().unwrap(),
-            &[
-                "--governor",
-                "fixed:50%",
-                "--background-cmd",
-                &cmd,
-                "--idle-baseline",
-                "off",
-            ],
-        ),
+    let s = run(
+        &t,
+        &db,
+        &[
+            "--governor",
+            "fixed:50%",
+            "--background-cmd",
+            &cmd,
+            "--idle-baseline",
+            "off",
+        ],
     );
-    let s = json(&out);
     let g = &s["governor"];
     assert_eq!(g["control"], "set");
     assert_eq!(g["requested"], "fixed:50%");
@@ -106,18 +109,13 @@ fn governor_is_set_during_the_run_verified_and_restored() {
 
 #[test]
 fn frequency_is_sampled_and_joined_to_every_operation() {
-    let t = Tree::big_little();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
+    let (t, dir, db) = setup(Tree::big_little());
     let raw = dir.path().join("ops.csv");
-    let out = pb(
-        t.root(),
-        &run_args(
-            db.to_str().unwrap(),
-            &["--freq-sample", "2ms", "--raw", raw.to_str().unwrap()],
-        ),
+    let s = run(
+        &t,
+        &db,
+        &["--freq-sample", "2ms", "--raw", raw.to_str().unwrap()],
     );
-    let s = json(&out);
     let f = &s["frequency"];
     assert_eq!(f["source"], "time_in_state + scaling_cur_freq sampler");
     assert_eq!(f["residency"].as_array().unwrap().len(), 2);
@@ -167,37 +165,57 @@ fn replay_processes(marker: &Path) -> usize {
         .count()
 }
 
+/// Wait until the replay process of a run keeping its data in `data` has started.
+fn wait_for_replay(data: &Path) {
+    wait_for("the replay to start", || {
+        data.join("samples.spool").exists()
+    });
+}
+
+/// Start a long paced run under `governor` (2000 operations 50 ms apart) against `t`, keeping
+/// its data in `data` and storing into `db`; stdout is discarded.
+fn spawn_long_run(t: &Tree, governor: &str, data: &Path, db: &Path, stderr: Stdio) -> Child {
+    Command::new(BIN)
+        .arg("--sysfs-root")
+        .arg(t.root())
+        .args(["run", "--governor", governor, "--delay", "fixed:50ms"])
+        .args([
+            "--ops",
+            "2000",
+            "--records",
+            "50",
+            "--quiet",
+            "--no-overhead",
+        ])
+        .arg("--dir")
+        .arg(data)
+        .arg("--results")
+        .arg(db)
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
+/// The check for `area` in `doctor --json` output.
+fn doctor_check(doctor: &Value, area: &str) -> Value {
+    doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["area"] == area)
+        .unwrap()
+        .clone()
+}
+
 #[test]
 fn a_terminated_run_restores_every_file_and_stops_its_replay() {
     for (sig, name) in [(libc::SIGTERM, "SIGTERM"), (libc::SIGINT, "SIGINT")] {
-        let t = Tree::big_little();
-        let dir = tempfile::tempdir().unwrap();
+        let (t, dir, db) = setup(Tree::big_little());
         let data = dir.path().join("data");
-        let db = dir.path().join("r.db");
-        let child = Command::new(BIN)
-            .arg("--sysfs-root")
-            .arg(t.root())
-            .args([
-                "run",
-                "--governor",
-                "userspace:max",
-                "--delay",
-                "fixed:50ms",
-                "--ops",
-                "2000",
-            ])
-            .args(["--records", "50", "--quiet", "--no-overhead", "--dir"])
-            .arg(&data)
-            .arg("--results")
-            .arg(&db)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = spawn_long_run(&t, "userspace:max", &data, &db, Stdio::piped());
         wait_for("the governor to be set", || t.read(GOV4) == "userspace");
-        wait_for("the replay to start", || {
-            data.join("samples.spool").exists()
-        });
+        wait_for_replay(&data);
         assert_eq!(
             t.read("devices/system/cpu/cpufreq/policy4/scaling_setspeed"),
             "2400000"
@@ -225,46 +243,21 @@ fn a_terminated_run_restores_every_file_and_stops_its_replay() {
 
 #[test]
 fn a_killed_run_is_restored_from_its_journal_by_doctor() {
-    let t = Tree::big_little();
-    let dir = tempfile::tempdir().unwrap();
+    let (t, dir, db) = setup(Tree::big_little());
     let data = dir.path().join("data");
-    let mut child = Command::new(BIN)
-        .arg("--sysfs-root")
-        .arg(t.root())
-        .args([
-            "run",
-            "--governor",
-            "powersave",
-            "--delay",
-            "fixed:50ms",
-            "--ops",
-            "2000",
-        ])
-        .args(["--records", "50", "--quiet", "--no-overhead", "--dir"])
-        .arg(&data)
-        .arg("--results")
-        .arg(dir.path().join("r.db"))
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_long_run(&t, "powersave", &data, &db, Stdio::null());
     wait_for("the governor to be set", || t.read(GOV4) == "powersave");
-    wait_for("the replay to start", || {
-        data.join("samples.spool").exists()
-    });
+    wait_for_replay(&data);
     child.kill().unwrap(); // SIGKILL: nothing can be restored by the process itself
     child.wait().unwrap();
     assert_eq!(t.read(GOV4), "powersave");
     wait_for("the replay process to die with its parent", || {
         replay_processes(&data) == 0
     });
-    let doc = json(&pb(t.root(), &["doctor", "--json"]));
-    let control = doc["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["area"] == "governor control")
-        .unwrap()
-        .clone();
+    let control = doctor_check(
+        &json(pb(t.root(), &["doctor", "--json"])),
+        "governor control",
+    );
     assert!(
         control["found"]
             .as_str()
@@ -273,7 +266,8 @@ fn a_killed_run_is_restored_from_its_journal_by_doctor() {
         "{control}"
     );
     let out = pb(t.root(), &["doctor", "--restore", "--json"]);
-    assert!(String::from_utf8_lossy(&out.stderr)
+    assert!(out
+        .stderr
         .contains("restored 2 cpufreq file(s) left changed by an interrupted run"));
     assert_eq!(
         (t.read(GOV0), t.read(GOV4)),
@@ -283,13 +277,8 @@ fn a_killed_run_is_restored_from_its_journal_by_doctor() {
 
 #[test]
 fn without_cpufreq_a_governor_run_is_observed_and_completes() {
-    let t = Tree::empty();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let s = json(&pb(
-        t.root(),
-        &run_args(db.to_str().unwrap(), &["--governor", "performance"]),
-    ));
+    let (t, _dir, db) = setup(Tree::empty());
+    let s = run(&t, &db, &["--governor", "performance"]);
     assert_eq!(s["governor"]["control"], "observed");
     assert!(s["governor"]["reason"]
         .as_str()
@@ -321,10 +310,10 @@ fn without_cpufreq_a_governor_run_is_observed_and_completes() {
             "powersave",
             "--no-overhead",
             "--results",
-            db.to_str().unwrap(),
+            arg(&db),
         ],
     );
-    let stdout = String::from_utf8_lossy(&text.stdout);
+    let stdout = &text.stdout;
     assert!(
         stdout.contains("governor   observed none (no cpufreq), control unavailable: no cpufreq"),
         "{stdout}"
@@ -333,9 +322,7 @@ fn without_cpufreq_a_governor_run_is_observed_and_completes() {
 
 #[test]
 fn bad_platform_input_is_one_line_and_exit_2_without_touching_the_store() {
-    let t = Tree::big_little();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
+    let (t, dir, db) = setup(Tree::big_little());
     for (args, needle) in [
         (vec!["--governor", "fixed:200%"], "--governor fixed:200%"),
         (
@@ -345,29 +332,23 @@ fn bad_platform_input_is_one_line_and_exit_2_without_touching_the_store() {
         (vec!["--background", "gpu:1"], "--background gpu:1"),
         (vec!["--energy", "solar"], "--energy solar"),
     ] {
-        let out = pb(t.root(), &run_args(db.to_str().unwrap(), &args));
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = pb(t.root(), &run_args(arg(&db), &args));
+        assert_eq!(out.code, Some(2), "{args:?}");
+        let err = &out.stderr;
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(needle), "{err}");
         assert!(!db.exists(), "{args:?} created the results store");
     }
     let out = pb(&dir.path().join("nope"), &["doctor"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--sysfs-root"));
+    assert!(out.expect_code(2).stderr.contains("--sysfs-root"));
     assert_eq!(t.read(GOV0), "schedutil");
 }
 
 #[test]
 fn battery_energy_is_integrated_with_an_idle_baseline() {
-    let t = Tree::empty();
+    let (t, _dir, db) = setup(Tree::empty());
     t.battery("Discharging", -500_000, 4_000_000); // 2 W
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let s = json(&pb(
-        t.root(),
-        &run_args(db.to_str().unwrap(), &["--idle-baseline", "150ms"]),
-    ));
+    let s = run(&t, &db, &["--idle-baseline", "150ms"]);
     let e = &s["energy"];
     assert!(
         e["source"].as_str().unwrap().starts_with("battery BAT0"),
@@ -388,10 +369,7 @@ fn battery_energy_is_integrated_with_an_idle_baseline() {
     );
 
     t.battery("Charging", 500_000, 4_000_000);
-    let s = json(&pb(
-        t.root(),
-        &run_args(db.to_str().unwrap(), &["--energy", "battery"]),
-    ));
+    let s = run(&t, &db, &["--energy", "battery"]);
     assert!(
         s["energy"]["reason"]
             .as_str()
@@ -405,16 +383,8 @@ fn battery_energy_is_integrated_with_an_idle_baseline() {
 
 #[test]
 fn a_meter_csv_is_aligned_to_the_run_markers() {
-    let t = Tree::empty();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let s = json(&pb(
-        t.root(),
-        &run_args(
-            db.to_str().unwrap(),
-            &["--energy", "meter", "--idle-baseline", "100ms"],
-        ),
-    ));
+    let (t, dir, db) = setup(Tree::empty());
+    let s = run(&t, &db, &["--energy", "meter", "--idle-baseline", "100ms"]);
     assert!(s["energy"]["reason"]
         .as_str()
         .unwrap()
@@ -451,16 +421,18 @@ fn a_meter_csv_is_aligned_to_the_run_markers() {
             &id,
             file.to_str().unwrap(),
             "--results",
-            db.to_str().unwrap(),
+            arg(&db),
             "--json",
         ];
         a.extend_from_slice(extra);
         pb(t.root(), &a)
     };
     let bad = imp(&[]);
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("monsoon.csv: timestamps are relative"));
-    let e = json(&imp(&["--meter-start", &start]));
+    assert!(bad
+        .expect_code(2)
+        .stderr
+        .contains("monsoon.csv: timestamps are relative"));
+    let e = json(imp(&["--meter-start", &start]));
     let run_s = (re - rs) as f64 / 1e9;
     let run_j = e["run"]["energy_uj"].as_f64().unwrap() / 1e6;
     assert!(
@@ -479,36 +451,20 @@ fn a_meter_csv_is_aligned_to_the_run_markers() {
         .unwrap()
         .starts_with("meter-csv monsoon.csv (Main Avg Power (mW), 6 readings)"));
     // Stored in the run.
-    let shown = json(&pb(
+    let shown = json(pb(
         t.root(),
-        &[
-            "results",
-            "show",
-            &id,
-            "--results",
-            db.to_str().unwrap(),
-            "--json",
-        ],
+        &["results", "show", &id, "--results", arg(&db), "--json"],
     ));
     assert_eq!(shown["energy"], e);
     // A clock that is off by a minute no longer covers the run.
     let off = imp(&["--meter-start", &start, "--offset", "60"]);
-    assert_eq!(off.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&off.stderr).contains("the readings cover"));
+    assert!(off.expect_code(2).stderr.contains("the readings cover"));
 }
 
 #[test]
 fn background_load_runs_beside_the_measured_phase() {
-    let t = Tree::empty();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let s = json(&pb(
-        t.root(),
-        &run_args(
-            db.to_str().unwrap(),
-            &["--background", "cpu:1:30%+io:1:write:1MB/s"],
-        ),
-    ));
+    let (t, _dir, db) = setup(Tree::empty());
+    let s = run(&t, &db, &["--background", "cpu:1:30%+io:1:write:1MB/s"]);
     let b = &s["background"];
     assert_eq!(
         b["loads"],
@@ -523,16 +479,8 @@ fn background_load_runs_beside_the_measured_phase() {
 #[test]
 fn doctor_reports_what_a_phone_like_tree_offers() {
     let t = Tree::big_little();
-    let r = json(&pb(t.root(), &["doctor", "--json"]));
-    let check = |area: &str| {
-        r["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["area"] == area)
-            .unwrap()
-            .clone()
-    };
+    let r = json(pb(t.root(), &["doctor", "--json"]));
+    let check = |area: &str| doctor_check(&r, area);
     assert_eq!(check("cpufreq")["status"], "ok");
     assert!(check("cpufreq")["found"]
         .as_str()
@@ -548,17 +496,14 @@ fn doctor_reports_what_a_phone_like_tree_offers() {
     assert!(r["sleep_overshoot_us"]["count"].as_u64().unwrap() == 200);
     let empty = Tree::empty();
     let out = pb(empty.root(), &["doctor"]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success());
+    let text = out.expect_ok().stdout;
     assert!(text.contains("MISSING  cpufreq"), "{text}");
     assert!(text.contains("MISSING  energy"), "{text}");
 }
 
 #[test]
 fn diagnose_compares_governors_or_says_why_it_cannot() {
-    let t = Tree::big_little();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
+    let (t, _dir, db) = setup(Tree::big_little());
     let common = [
         "--ops",
         "20",
@@ -567,12 +512,12 @@ fn diagnose_compares_governors_or_says_why_it_cannot() {
         "--delay",
         "fixed:1ms",
         "--results",
-        db.to_str().unwrap(),
+        arg(&db),
         "--json",
     ];
     let mut a = vec!["diagnose", "--governors", "schedutil,performance,powersave"];
     a.extend_from_slice(&common);
-    let d = json(&pb(t.root(), &a));
+    let d = json(pb(t.root(), &a));
     assert_eq!(d["candidates"].as_array().unwrap().len(), 3);
     let v = &d["verdict"];
     assert_eq!(v["current"], "schedutil");
@@ -584,14 +529,14 @@ fn diagnose_compares_governors_or_says_why_it_cannot() {
         .starts_with("Energy could not be compared")));
     assert_eq!(t.read(GOV0), "schedutil", "restored after every run");
     // Reading the same runs back from the store.
-    let back = json(&pb(
+    let back = json(pb(
         t.root(),
         &[
             "diagnose",
             "--from-results",
             "all",
             "--results",
-            db.to_str().unwrap(),
+            arg(&db),
             "--json",
         ],
     ));
@@ -601,7 +546,7 @@ fn diagnose_compares_governors_or_says_why_it_cannot() {
     let empty = Tree::empty();
     let mut b = vec!["diagnose"];
     b.extend_from_slice(&common);
-    let d = json(&pb(empty.root(), &b));
+    let d = json(pb(empty.root(), &b));
     assert!(d["verdict"].is_null());
     assert!(d["control"]
         .as_str()

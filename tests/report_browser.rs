@@ -3,11 +3,12 @@
 //! network, and a screenshot is taken (kept as `report-screenshot.png` in Cargo's
 //! CARGO_TARGET_TMPDIR for a person to look at).
 
-mod study_common;
+mod common;
 
+use common::study::study_store;
+use common::{arg, pb};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use study_common::{bin, study_store};
+use std::process::{Command, Output};
 
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("POCKETBENCH_CHROMIUM") {
@@ -43,6 +44,17 @@ fn browser(exe: &Path, profile: &Path) -> Command {
     c
 }
 
+/// Run the browser with `args`, which must succeed.
+fn browse(exe: &Path, profile: &Path, args: &[&str]) -> Output {
+    let out = browser(exe, profile).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Width and height from a PNG's IHDR chunk.
 fn png_size(bytes: &[u8]) -> (u32, u32) {
     assert_eq!(&bytes[1..4], b"PNG");
@@ -64,36 +76,13 @@ fn report_renders_its_charts_in_headless_chromium() {
     let (_, store) = study_store();
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("report.html");
-    let out = Command::new(bin())
-        .args([
-            "report",
-            "--results",
-            store.to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    pb(["report", "--results", arg(&store), "-o", arg(&html)]).expect_ok();
     let page = std::fs::read_to_string(&html).unwrap();
     // Self-contained: no scripts, no external resources.
     assert!(!page.contains("<script") && !page.contains("src=") && !page.contains("href=\"http"));
     let url = format!("file://{}", html.display());
 
-    let dom = browser(&exe, &dir.path().join("profile-dom"))
-        .arg("--dump-dom")
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(
-        dom.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dom.stderr)
-    );
+    let dom = browse(&exe, &dir.path().join("profile-dom"), &["--dump-dom", &url]);
     let text = String::from_utf8_lossy(&dom.stdout);
     let log = String::from_utf8_lossy(&dom.stderr);
     let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
@@ -115,13 +104,15 @@ fn report_renders_its_charts_in_headless_chromium() {
     assert!(text.contains("Summary") && text.contains("Environment"));
 
     let shot = dir.path().join("shot.png");
-    let s = browser(&exe, &dir.path().join("profile-shot"))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg("--window-size=1200,3000")
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
+    browse(
+        &exe,
+        &dir.path().join("profile-shot"),
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1200,3000",
+            &url,
+        ],
+    );
     let bytes = std::fs::read(&shot).expect("screenshot written");
     assert_eq!(png_size(&bytes), (1200, 3000));
     assert!(bytes.len() > 50_000, "a blank page compresses far smaller");

@@ -52,36 +52,84 @@ pub struct IoStats {
 }
 
 impl IoStats {
+    /// Count one read of `bytes` that blocked for `ns`.
+    #[inline]
+    pub fn add_read(&mut self, bytes: u64, ns: u64) {
+        self.reads += 1;
+        self.read_bytes += bytes;
+        self.read_ns += ns;
+    }
+
+    /// Count one write of `bytes` that blocked for `ns`.
+    #[inline]
+    pub fn add_write(&mut self, bytes: u64, ns: u64) {
+        self.writes += 1;
+        self.write_bytes += bytes;
+        self.write_ns += ns;
+    }
+
+    /// Count one sync that blocked for `ns`.
+    #[inline]
+    pub fn add_sync(&mut self, ns: u64) {
+        self.syncs += 1;
+        self.sync_ns += ns;
+    }
+
+    /// Count one truncate that blocked for `ns`.
+    #[inline]
+    pub fn add_truncate(&mut self, ns: u64) {
+        self.truncates += 1;
+        self.truncate_ns += ns;
+    }
+
     pub fn blocked_ns(&self) -> u64 {
         self.read_ns + self.write_ns + self.sync_ns + self.truncate_ns
     }
 
+    /// The counters in declaration order (the order of the spool and CSV columns).
+    #[inline]
+    pub fn to_array(&self) -> [u64; 10] {
+        [
+            self.reads,
+            self.read_bytes,
+            self.read_ns,
+            self.writes,
+            self.write_bytes,
+            self.write_ns,
+            self.syncs,
+            self.sync_ns,
+            self.truncates,
+            self.truncate_ns,
+        ]
+    }
+
+    /// The inverse of [`IoStats::to_array`].
+    #[inline]
+    pub fn from_array(a: [u64; 10]) -> IoStats {
+        let [reads, read_bytes, read_ns, writes, write_bytes, write_ns, syncs, sync_ns, truncates, truncate_ns] =
+            a;
+        IoStats {
+            reads,
+            read_bytes,
+            read_ns,
+            writes,
+            write_bytes,
+            write_ns,
+            syncs,
+            sync_ns,
+            truncates,
+            truncate_ns,
+        }
+    }
+
     pub fn add(&mut self, o: &IoStats) {
-        self.reads += o.reads;
-        self.read_bytes += o.read_bytes;
-        self.read_ns += o.read_ns;
-        self.writes += o.writes;
-        self.write_bytes += o.write_bytes;
-        self.write_ns += o.write_ns;
-        self.syncs += o.syncs;
-        self.sync_ns += o.sync_ns;
-        self.truncates += o.truncates;
-        self.truncate_ns += o.truncate_ns;
+        let (a, b) = (self.to_array(), o.to_array());
+        *self = IoStats::from_array(std::array::from_fn(|i| a[i] + b[i]));
     }
 
     pub fn minus(&self, o: &IoStats) -> IoStats {
-        IoStats {
-            reads: self.reads - o.reads,
-            read_bytes: self.read_bytes - o.read_bytes,
-            read_ns: self.read_ns - o.read_ns,
-            writes: self.writes - o.writes,
-            write_bytes: self.write_bytes - o.write_bytes,
-            write_ns: self.write_ns - o.write_ns,
-            syncs: self.syncs - o.syncs,
-            sync_ns: self.sync_ns - o.sync_ns,
-            truncates: self.truncates - o.truncates,
-            truncate_ns: self.truncate_ns - o.truncate_ns,
-        }
+        let (a, b) = (self.to_array(), o.to_array());
+        IoStats::from_array(std::array::from_fn(|i| a[i] - b[i]))
     }
 }
 

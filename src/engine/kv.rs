@@ -106,6 +106,23 @@ pub struct KvEngine<S: KvStore> {
     record: Vec<u8>,
 }
 
+/// The engine `descriptor` stands for, over its open `store`: name, version and effective
+/// options come from the descriptor; `io_method` says how the store's I/O is measured.
+pub fn engine<S: KvStore + 'static>(
+    descriptor: &super::EngineDescriptor,
+    store: S,
+    options: &super::options::EngineOptions,
+    io_method: &str,
+) -> Box<dyn Engine> {
+    let info = KvInfo {
+        name: descriptor.name,
+        version: (descriptor.version)(),
+        options: effective_options(descriptor.options, options),
+        io_method: io_method.into(),
+    };
+    Box::new(KvEngine::new(store, info))
+}
+
 impl<S: KvStore> KvEngine<S> {
     pub fn new(store: S, info: KvInfo) -> Self {
         KvEngine {

@@ -5,7 +5,7 @@
 //! rounded to whole seconds and megabytes) and from its background threads' CPU time and
 //! writes, read before and after the run.
 
-use super::kv::{self, KvEngine, KvInfo};
+use super::kv;
 use super::lsm::{self, Handles, Lsm};
 use super::options::{EngineOptions, OptionKind, OptionSpec};
 use super::threadio;
@@ -95,26 +95,11 @@ pub fn parse_stats(text: &str, out: &mut BTreeMap<String, u64>) {
 
 fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
     let compression = i32::from(options.get("compression") != Some("none"));
-    // SAFETY: fresh handles from the library, owned by `Handles`.
+    // SAFETY: LevelDB's own table; the cache is attached to the options that own it.
     let handles = unsafe {
-        let o = (API.options_create)();
-        (API.options_set_write_buffer_size)(
-            o,
-            kv::option_u64(options, "write_buffer_size", 4 << 20) as usize,
-        );
-        (API.options_set_compression)(o, compression);
-        let cache =
-            (API.cache_create_lru)(kv::option_u64(options, "block_cache_size", 8 << 20) as usize);
-        leveldb_options_set_cache(o, cache);
-        let write = (API.writeoptions_create)();
-        (API.writeoptions_set_sync)(write, u8::from(kv::option_on(options, "sync", false)));
-        Handles {
-            options: o,
-            write,
-            bulk_write: (API.writeoptions_create)(),
-            cache,
-            cleanup: None,
-        }
+        let handles = Handles::new(&API, options, 4 << 20, compression);
+        leveldb_options_set_cache(handles.options, handles.cache);
+        handles
     };
     let stats = Box::new(|db: &Lsm| {
         let mut out = BTreeMap::new();
@@ -124,13 +109,7 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
         out
     });
     let store = Lsm::open(&API, dir, handles, stats, Box::new(|_| Ok(())))?;
-    let info = KvInfo {
-        name: "leveldb",
-        version: version(),
-        options: kv::effective_options(SPECS, options),
-        io_method: threadio::METHOD.into(),
-    };
-    Ok(Box::new(KvEngine::new(store, info)))
+    Ok(kv::engine(&DESCRIPTOR, store, options, threadio::METHOD))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! memory map are page faults and do not show there.
 
 use super::io::IoCounters;
-use super::kv::{self, KvEngine, KvInfo, KvStore};
+use super::kv::{self, KvStore};
 use super::options::{EngineOptions, OptionKind, OptionSpec};
 use super::threadio::{self, ThreadIo};
 use super::{Engine, EngineDescriptor};
@@ -136,13 +136,7 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
             store.read = Some(r);
         }
     }
-    let info = KvInfo {
-        name: "lmdb",
-        version: version(),
-        options: kv::effective_options(SPECS, options),
-        io_method: threadio::METHOD.into(),
-    };
-    Ok(Box::new(KvEngine::new(store, info)))
+    Ok(kv::engine(&DESCRIPTOR, store, options, threadio::METHOD))
 }
 
 impl Lmdb {

@@ -9,7 +9,8 @@
 //! threads, which the run sees through [`background`] counters and the engine's statistics.
 
 use super::io::IoCounters;
-use super::kv::KvStore;
+use super::kv::{self, KvStore};
+use super::options::EngineOptions;
 use super::threadio::ThreadIo;
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
@@ -203,6 +204,40 @@ pub struct Handles {
     pub cache: Ptr,
     /// Extra cleanup of library-specific handles, run after the database is closed.
     pub cleanup: Option<Box<dyn FnOnce()>>,
+}
+
+impl Handles {
+    /// The handles both libraries configure alike: options with `write_buffer_size` (default
+    /// `default_write_buffer` bytes) and `compression` set, an LRU cache of `block_cache_size`
+    /// bytes (attaching it to the options is library-specific), run-phase write options that
+    /// sync as `sync` says, and load-phase write options without sync.
+    ///
+    /// # Safety
+    /// `api` must be a library's real function table.
+    pub unsafe fn new(
+        api: &Api,
+        options: &EngineOptions,
+        default_write_buffer: u64,
+        compression: c_int,
+    ) -> Handles {
+        let o = (api.options_create)();
+        (api.options_set_write_buffer_size)(
+            o,
+            kv::option_u64(options, "write_buffer_size", default_write_buffer) as usize,
+        );
+        (api.options_set_compression)(o, compression);
+        let cache =
+            (api.cache_create_lru)(kv::option_u64(options, "block_cache_size", 8 << 20) as usize);
+        let write = (api.writeoptions_create)();
+        (api.writeoptions_set_sync)(write, u8::from(kv::option_on(options, "sync", false)));
+        Handles {
+            options: o,
+            write,
+            bulk_write: (api.writeoptions_create)(),
+            cache,
+            cleanup: None,
+        }
+    }
 }
 
 /// Reads the library-specific counters of an open database.

@@ -7,7 +7,7 @@
 //! calling thread, so every I/O lands on the operation that caused it.
 
 use super::io::{self, FileKind, IoStats};
-use super::kv::{self, KvEngine, KvInfo, KvStore};
+use super::kv::{self, KvStore};
 use super::options::{EngineOptions, OptionKind, OptionSpec};
 use super::{Engine, EngineDescriptor};
 use crate::error::{Error, Result, ResultExt};
@@ -63,42 +63,22 @@ impl StorageBackend for CountingBackend {
     fn read(&self, offset: u64, len: usize) -> std::result::Result<Vec<u8>, std::io::Error> {
         timed(
             || self.0.read(offset, len),
-            |s, ns| {
-                s.reads += 1;
-                s.read_bytes += len as u64;
-                s.read_ns += ns;
-            },
+            |s, ns| s.add_read(len as u64, ns),
         )
     }
 
     fn set_len(&self, len: u64) -> std::result::Result<(), std::io::Error> {
-        timed(
-            || self.0.set_len(len),
-            |s, ns| {
-                s.truncates += 1;
-                s.truncate_ns += ns;
-            },
-        )
+        timed(|| self.0.set_len(len), |s, ns| s.add_truncate(ns))
     }
 
     fn sync_data(&self, eventual: bool) -> std::result::Result<(), std::io::Error> {
-        timed(
-            || self.0.sync_data(eventual),
-            |s, ns| {
-                s.syncs += 1;
-                s.sync_ns += ns;
-            },
-        )
+        timed(|| self.0.sync_data(eventual), |s, ns| s.add_sync(ns))
     }
 
     fn write(&self, offset: u64, data: &[u8]) -> std::result::Result<(), std::io::Error> {
         timed(
             || self.0.write(offset, data),
-            |s, ns| {
-                s.writes += 1;
-                s.write_bytes += data.len() as u64;
-                s.write_ns += ns;
-            },
+            |s, ns| s.add_write(data.len() as u64, ns),
         )
     }
 }
@@ -141,13 +121,7 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
     // Create the table so that reads on an empty database find it.
     store.begin_bulk()?;
     store.end_bulk()?;
-    let info = KvInfo {
-        name: "redb",
-        version: version(),
-        options: kv::effective_options(SPECS, options),
-        io_method: "storage-backend shim around redb's file backend (read/write/sync_data/set_len per operation, with time)".into(),
-    };
-    Ok(Box::new(KvEngine::new(store, info)))
+    Ok(kv::engine(&DESCRIPTOR, store, options, "storage-backend shim around redb's file backend (read/write/sync_data/set_len per operation, with time)"))
 }
 
 fn e(what: &str) -> impl Fn(redb::Error) -> String + '_ {

@@ -4,7 +4,7 @@
 //! phone-style run — is read from RocksDB's statistics and properties before and after the run
 //! and reported in the summary (stall time, compaction and flush counts and time, bytes).
 
-use super::kv::{self, KvEngine, KvInfo};
+use super::kv;
 use super::lsm::{self, Handles, Lsm};
 use super::options::{EngineOptions, OptionKind, OptionSpec};
 use super::threadio;
@@ -114,31 +114,19 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
         .map_or(1, |i| COMPRESSION_CODES[i]);
     // SAFETY: fresh handles from the library, owned by `Handles` / the cleanup closure.
     let handles = unsafe {
-        let o = (API.options_create)();
-        (API.options_set_write_buffer_size)(
-            o,
-            kv::option_u64(options, "write_buffer_size", 64 << 20) as usize,
-        );
-        (API.options_set_compression)(o, code);
-        let cache =
-            (API.cache_create_lru)(kv::option_u64(options, "block_cache_size", 8 << 20) as usize);
+        let mut handles = Handles::new(&API, options, 64 << 20, code);
         let table = rocksdb_block_based_options_create();
-        rocksdb_block_based_options_set_block_cache(table, cache);
-        rocksdb_options_set_block_based_table_factory(o, table);
+        rocksdb_block_based_options_set_block_cache(table, handles.cache);
+        rocksdb_options_set_block_based_table_factory(handles.options, table);
         if statistics {
-            rocksdb_options_enable_statistics(o);
+            rocksdb_options_enable_statistics(handles.options);
         }
-        let write = (API.writeoptions_create)();
-        (API.writeoptions_set_sync)(write, u8::from(kv::option_on(options, "sync", false)));
-        rocksdb_writeoptions_disable_WAL(write, i32::from(!kv::option_on(options, "wal", true)));
-        let bulk_write = (API.writeoptions_create)();
-        Handles {
-            options: o,
-            write,
-            bulk_write,
-            cache,
-            cleanup: Some(Box::new(move || rocksdb_block_based_options_destroy(table))),
-        }
+        rocksdb_writeoptions_disable_WAL(
+            handles.write,
+            i32::from(!kv::option_on(options, "wal", true)),
+        );
+        handles.cleanup = Some(Box::new(move || rocksdb_block_based_options_destroy(table)));
+        handles
     };
     let options_ptr = handles.options as usize;
     let stats = Box::new(move |db: &Lsm| {
@@ -178,13 +166,7 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
         }
     });
     let store = Lsm::open(&API, dir, handles, stats, after_load)?;
-    let info = KvInfo {
-        name: "rocksdb",
-        version: version(),
-        options: kv::effective_options(SPECS, options),
-        io_method: threadio::METHOD.into(),
-    };
-    Ok(Box::new(KvEngine::new(store, info)))
+    Ok(kv::engine(&DESCRIPTOR, store, options, threadio::METHOD))
 }
 
 #[cfg(test)]

@@ -99,17 +99,6 @@ fn small_device(buffer: &str) -> Device {
     Device::new(&ModelConfig::build("slc-2k", &pairs, "test").unwrap())
 }
 
-fn rec(kind: FileKind, op: IoOp, offset: u64, len: u64) -> IoRecord {
-    IoRecord {
-        time_ns: 0,
-        duration_ns: 0,
-        kind,
-        op,
-        offset,
-        len,
-    }
-}
-
 fn apply(d: &mut Device, records: &[IoRecord]) -> FlashCounters {
     for r in records {
         d.apply(r).unwrap();
@@ -124,23 +113,23 @@ fn write_buffer_read_modify_write_and_trims() {
     let c = apply(
         &mut d,
         &[
-            rec(Main, IoOp::Write, 0, 4096),    // pages 0, 1 whole, buffered
-            rec(Main, IoOp::Write, 4096, 1024), // half of page 2, buffered
-            rec(Main, IoOp::Read, 0, 2048),     // page 0 from the buffer: no flash read
-            rec(Main, IoOp::Sync, 0, 0),        // 3 programs; page 2 had no old data to merge
+            IoRecord::untimed(Main, IoOp::Write, 0, 4096), // pages 0, 1 whole, buffered
+            IoRecord::untimed(Main, IoOp::Write, 4096, 1024), // half of page 2, buffered
+            IoRecord::untimed(Main, IoOp::Read, 0, 2048),  // page 0 from the buffer: no flash read
+            IoRecord::untimed(Main, IoOp::Sync, 0, 0), // 3 programs; page 2 had no old data to merge
         ],
     );
     assert_eq!((c.host_reads, c.rmw_reads, c.host_programs), (0, 0, 3));
     let c = apply(
         &mut d,
         &[
-            rec(Main, IoOp::Write, 5120, 1024), // other half of page 2: merge with flash copy
-            rec(Main, IoOp::Sync, 0, 0),
-            rec(Main, IoOp::Read, 0, 6144), // pages 0..2 from flash
-            rec(Journal, IoOp::Write, 0, 512),
-            rec(Journal, IoOp::Sync, 0, 0),
-            rec(Journal, IoOp::Delete, 0, 0), // trims the journal's page
-            rec(Main, IoOp::Truncate, 2048, 0), // trims pages 1 and 2
+            IoRecord::untimed(Main, IoOp::Write, 5120, 1024), // other half of page 2: merge with flash copy
+            IoRecord::untimed(Main, IoOp::Sync, 0, 0),
+            IoRecord::untimed(Main, IoOp::Read, 0, 6144), // pages 0..2 from flash
+            IoRecord::untimed(Journal, IoOp::Write, 0, 512),
+            IoRecord::untimed(Journal, IoOp::Sync, 0, 0),
+            IoRecord::untimed(Journal, IoOp::Delete, 0, 0), // trims the journal's page
+            IoRecord::untimed(Main, IoOp::Truncate, 2048, 0), // trims pages 1 and 2
         ],
     );
     assert_eq!(
@@ -160,7 +149,7 @@ fn write_buffer_read_modify_write_and_trims() {
 fn a_full_buffer_flushes_and_write_through_merges_every_partial_write() {
     let mut d = small_device("4");
     let five: Vec<IoRecord> = (0..5)
-        .map(|p| rec(FileKind::Main, IoOp::Write, p * 2048, 2048))
+        .map(|p| IoRecord::untimed(FileKind::Main, IoOp::Write, p * 2048, 2048))
         .collect();
     assert_eq!(
         apply(&mut d, &five).host_programs,
@@ -171,7 +160,7 @@ fn a_full_buffer_flushes_and_write_through_merges_every_partial_write() {
     assert_eq!(d.counters().host_programs, 5);
 
     let mut w = small_device("0");
-    let half = rec(FileKind::Main, IoOp::Write, 0, 1024);
+    let half = IoRecord::untimed(FileKind::Main, IoOp::Write, 0, 1024);
     let c = apply(&mut w, &[half, half]);
     assert_eq!((c.host_programs, c.rmw_reads), (2, 1));
 }
@@ -189,10 +178,16 @@ fn aged_devices_collect_garbage_and_report_erases() {
     // Rewrite 100 KiB of a small file ten times with syncs: GC must run.
     for _ in 0..10 {
         for p in 0..50 {
-            d.apply(&rec(FileKind::Main, IoOp::Write, p * 2048, 2048))
-                .unwrap();
+            d.apply(&IoRecord::untimed(
+                FileKind::Main,
+                IoOp::Write,
+                p * 2048,
+                2048,
+            ))
+            .unwrap();
         }
-        d.apply(&rec(FileKind::Main, IoOp::Sync, 0, 0)).unwrap();
+        d.apply(&IoRecord::untimed(FileKind::Main, IoOp::Sync, 0, 0))
+            .unwrap();
     }
     let c = d.counters();
     assert_eq!(c.host_programs, 500);
@@ -206,7 +201,7 @@ fn a_full_device_is_reported() {
     let cfg =
         ModelConfig::parse_spec("slc-2k,capacity_mib=1,op=0.5,fill=0.99,frag=0", "test").unwrap();
     let mut d = Device::new(&cfg);
-    let big = rec(FileKind::Main, IoOp::Write, 0, 64 * 2048);
+    let big = IoRecord::untimed(FileKind::Main, IoOp::Write, 0, 64 * 2048);
     let e = d.apply(&big).unwrap_err();
     assert!(e.contains("device is full"), "{e}");
 }

@@ -72,6 +72,19 @@ pub struct IoRecord {
 }
 
 impl IoRecord {
+    /// A record with no timing (time and duration 0), for synthetic traces: the flash model
+    /// uses only the kind, operation, offset and length.
+    pub fn untimed(kind: FileKind, op: IoOp, offset: u64, len: u64) -> Self {
+        IoRecord {
+            time_ns: 0,
+            duration_ns: 0,
+            kind,
+            op,
+            offset,
+            len,
+        }
+    }
+
     pub fn mark(code: u64, time_ns: u64) -> Self {
         IoRecord {
             time_ns,

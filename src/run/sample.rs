@@ -54,8 +54,7 @@ impl OpSample {
     }
 
     fn words(&self) -> [u64; 19] {
-        let io = &self.io;
-        [
+        let head = [
             self.seq,
             self.key,
             self.intended_ns,
@@ -65,17 +64,9 @@ impl OpSample {
             self.sleep_requested_ns,
             self.sleep_actual_ns,
             u64::from(self.freq_khz),
-            io.reads,
-            io.read_bytes,
-            io.read_ns,
-            io.writes,
-            io.write_bytes,
-            io.write_ns,
-            io.syncs,
-            io.sync_ns,
-            io.truncates,
-            io.truncate_ns,
-        ]
+        ];
+        let io = self.io.to_array();
+        std::array::from_fn(|i| if i < 9 { head[i] } else { io[i - 9] })
     }
 
     pub fn encode(&self, out: &mut impl Write) -> std::io::Result<()> {
@@ -111,18 +102,7 @@ impl OpSample {
             sleep_requested_ns: w(6),
             sleep_actual_ns: w(7),
             freq_khz: w(8) as u32,
-            io: IoStats {
-                reads: w(9),
-                read_bytes: w(10),
-                read_ns: w(11),
-                writes: w(12),
-                write_bytes: w(13),
-                write_ns: w(14),
-                syncs: w(15),
-                sync_ns: w(16),
-                truncates: w(17),
-                truncate_ns: w(18),
-            },
+            io: IoStats::from_array(std::array::from_fn(|i| w(9 + i))),
         }))
     }
 }

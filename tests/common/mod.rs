@@ -10,6 +10,8 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod study;
+
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_pocketbench");
 
@@ -119,22 +121,20 @@ impl Sandbox {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let args: Vec<String> = args
-            .into_iter()
-            .map(|a| a.as_ref().to_string_lossy().into_owned())
-            .collect();
-        let out = Command::new(BIN)
-            .args(&args)
-            .current_dir(self.dir.path())
-            .env_remove("RUST_BACKTRACE")
-            .output()
-            .expect("starting pocketbench");
-        Outcome {
-            args,
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        pb_with(args, |c| {
+            c.current_dir(self.dir.path());
+        })
+    }
+
+    /// For each `(ARGS, needle)`: `pocketbench ARGS` (whitespace-separated) exits 2 with one
+    /// line on stderr containing `needle`; afterwards no default results store exists here.
+    pub fn expect_refused(&self, cases: &[(&str, &str)]) {
+        for (args, needle) in cases {
+            let out = self.pb(words(args)).expect_code(2);
+            assert_eq!(out.stderr_lines().len(), 1, "{args}: {}", out.stderr);
+            assert!(out.stderr.contains(needle), "{args}: {}", out.stderr);
         }
+        assert!(!self.path("pocketbench.db").exists());
     }
 
     /// `pocketbench run ARGS --results <this test's store> --json`, which must succeed; the
@@ -162,6 +162,38 @@ impl Sandbox {
     }
 }
 
+/// Run `pocketbench ARGS`, with `configure` applied to the command first (working directory,
+/// environment); `RUST_BACKTRACE` is always removed.
+pub fn pb_with<I, S>(args: I, configure: impl FnOnce(&mut Command)) -> Outcome
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args: Vec<String> = args
+        .into_iter()
+        .map(|a| a.as_ref().to_string_lossy().into_owned())
+        .collect();
+    let mut cmd = Command::new(BIN);
+    cmd.args(&args).env_remove("RUST_BACKTRACE");
+    configure(&mut cmd);
+    let out = cmd.output().expect("starting pocketbench");
+    Outcome {
+        args,
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Run `pocketbench ARGS` in the test's own working directory.
+pub fn pb<I, S>(args: I) -> Outcome
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    pb_with(args, |_| {})
+}
+
 /// The unsigned integer at JSON pointer `at` (e.g. `/time/delay_slept_ns`).
 pub fn uint(v: &Value, at: &str) -> u64 {
     v.pointer(at)
@@ -176,10 +208,14 @@ pub fn text<'a>(v: &'a Value, at: &str) -> &'a str {
         .unwrap_or_else(|| panic!("{at} is not a string in {v:#}"))
 }
 
-/// Open a results store directly.
+/// Open a results store directly (read-only; waits up to 10 s for a writer's lock).
 pub fn store(path: &Path) -> rusqlite::Connection {
-    rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()))
+    let conn =
+        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()));
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{}: busy timeout: {e}", path.display()));
+    conn
 }
 
 /// A single integer from a query on the results store at `path`.

@@ -98,6 +98,30 @@ pub struct IoTest {
     pub threads: u32,
 }
 
+impl IoTest {
+    /// Calls per thread: `ops` for the random patterns, one pass over the file otherwise.
+    pub fn calls(&self) -> u64 {
+        if self.pattern.is_random() {
+            self.ops
+        } else {
+            self.file_size / self.io_size
+        }
+    }
+
+    /// The byte offset of each call in order: consecutive blocks of `io_size`, or for the
+    /// random patterns blocks drawn uniformly from `rng`.
+    pub fn offsets<'a>(&'a self, rng: &'a mut Rng) -> impl Iterator<Item = u64> + 'a {
+        let slots = (self.file_size / self.io_size).max(1);
+        (0..self.calls()).map(move |i| {
+            if self.pattern.is_random() {
+                rng.below(slots) * self.io_size
+            } else {
+                i * self.io_size
+            }
+        })
+    }
+}
+
 /// One repetition of a test.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct IoOutcome {
@@ -279,20 +303,11 @@ fn run_inner(t: &IoTest, path: &Path, seed: u64, refused: Option<&str>) -> Resul
     }
     let fallback = t.mode == SyncMode::Direct && !direct;
     let mut rng = Rng::derive(seed, "storage-offsets");
-    let calls = if t.pattern.is_random() {
-        t.ops
-    } else {
-        t.file_size / t.io_size
-    };
-    let slots = (t.file_size / t.io_size).max(1);
+    let calls = t.calls();
     let n = t.io_size as usize;
     let start = mono_ns();
-    for i in 0..calls {
-        let off = if t.pattern.is_random() {
-            rng.below(slots) * t.io_size
-        } else {
-            i * t.io_size
-        } as i64;
+    for off in t.offsets(&mut rng) {
+        let off = off as i64;
         let p = buf.bytes().as_mut_ptr();
         // SAFETY: buffer valid for n bytes; fd open in the right mode.
         let r = unsafe {

@@ -54,21 +54,12 @@ pub fn run(
         len,
     };
     let n = t.io_size as usize;
-    let slots = (t.file_size / t.io_size).max(1);
-    let calls = if t.pattern.is_random() {
-        t.ops
-    } else {
-        t.file_size / t.io_size
-    };
+    let calls = t.calls();
     let mut rng = Rng::derive(1, "storage-offsets");
     let data = buf.bytes();
     let start = mono_ns();
-    for i in 0..calls {
-        let off = if t.pattern.is_random() {
-            rng.below(slots) * t.io_size
-        } else {
-            i * t.io_size
-        } as usize;
+    for off in t.offsets(&mut rng) {
+        let off = off as usize;
         // SAFETY: off + n <= len (offsets are multiples of n below file_size).
         unsafe {
             let at = map.ptr.add(off);

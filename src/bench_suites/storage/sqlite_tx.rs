@@ -26,6 +26,23 @@ pub struct PhaseTime {
     pub ns: u64,
 }
 
+/// Run `one` for each row id `1..=txns` (one transaction each), timed as `phase`.
+fn timed_phase(
+    phase: &'static str,
+    txns: u64,
+    mut one: impl FnMut(u64) -> Result<()>,
+) -> Result<PhaseTime> {
+    let t0 = mono_ns();
+    for id in 1..=txns {
+        one(id)?;
+    }
+    Ok(PhaseTime {
+        phase,
+        txns,
+        ns: mono_ns() - t0,
+    })
+}
+
 fn open(path: &Path, s: &TxSettings) -> Result<Connection> {
     let conn = Connection::open(path).run_err(format!("sqlite: {}", path.display()))?;
     conn.execute_batch(&format!(
@@ -86,8 +103,7 @@ pub fn androbench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime
         ))
         .run_err("sqlite: prepare")?;
     let mut phases = Vec::new();
-    let t0 = mono_ns();
-    for id in 1..=s.txns {
+    phases.push(timed_phase("insert", s.txns, |id| {
         let mut values: Vec<rusqlite::types::Value> = vec![(id as i64).into()];
         for c in CONTACT_COLUMNS {
             values.push(if c.ends_with("_type") {
@@ -99,19 +115,14 @@ pub fn androbench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime
         }
         ins.execute(rusqlite::params_from_iter(values))
             .run_err("sqlite: insert")?;
-    }
-    phases.push(PhaseTime {
-        phase: "insert",
-        txns: s.txns,
-        ns: mono_ns() - t0,
-    });
+        Ok(())
+    })?);
     let mut upd = conn
         .prepare(
             "UPDATE contacts SET display_name = ?1, phone_number = ?2, note = ?3 WHERE _id = ?4",
         )
         .run_err("sqlite: prepare")?;
-    let t0 = mono_ns();
-    for id in 1..=s.txns {
+    phases.push(timed_phase("update", s.txns, |id| {
         let (a, b, c) = (
             random_text(&mut rng, 16),
             random_text(&mut rng, 12),
@@ -119,24 +130,15 @@ pub fn androbench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime
         );
         upd.execute(params![a, b, c, id as i64])
             .run_err("sqlite: update")?;
-    }
-    phases.push(PhaseTime {
-        phase: "update",
-        txns: s.txns,
-        ns: mono_ns() - t0,
-    });
+        Ok(())
+    })?);
     let mut del = conn
         .prepare("DELETE FROM contacts WHERE _id = ?1")
         .run_err("sqlite: prepare")?;
-    let t0 = mono_ns();
-    for id in 1..=s.txns {
+    phases.push(timed_phase("delete", s.txns, |id| {
         del.execute([id as i64]).run_err("sqlite: delete")?;
-    }
-    phases.push(PhaseTime {
-        phase: "delete",
-        txns: s.txns,
-        ns: mono_ns() - t0,
-    });
+        Ok(())
+    })?);
     Ok(phases)
 }
 
@@ -169,8 +171,8 @@ pub fn mobibench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime>
             .map(|t| conn.prepare(&template.replace("{t}", &t.to_string())))
             .collect::<std::result::Result<Vec<_>, _>>()
             .run_err("sqlite: prepare")?;
-        let t0 = mono_ns();
-        for id in 1..=s.txns as i64 {
+        phases.push(timed_phase(phase, s.txns, |id| {
+            let id = id as i64;
             conn.execute_batch("BEGIN").run_err("sqlite: BEGIN")?;
             for st in stmts.iter_mut() {
                 if phase == "delete" {
@@ -185,12 +187,8 @@ pub fn mobibench(dir: &Path, s: &TxSettings, seed: u64) -> Result<Vec<PhaseTime>
                 .run_err(format!("sqlite: {phase}"))?;
             }
             conn.execute_batch("COMMIT").run_err("sqlite: COMMIT")?;
-        }
-        phases.push(PhaseTime {
-            phase,
-            txns: s.txns,
-            ns: mono_ns() - t0,
-        });
+            Ok(())
+        })?);
     }
     Ok(phases)
 }

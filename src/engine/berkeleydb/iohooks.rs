@@ -106,11 +106,7 @@ unsafe extern "C" fn h_pread(fd: c_int, buf: *mut c_void, n: usize, off: libc::o
     timed(
         fd,
         || unsafe { libc::pread(fd, buf, n, off) } as i64,
-        |s, b, ns| {
-            s.reads += 1;
-            s.read_bytes += b;
-            s.read_ns += ns;
-        },
+        IoStats::add_read,
     ) as isize
 }
 
@@ -118,11 +114,7 @@ unsafe extern "C" fn h_pwrite(fd: c_int, buf: *const c_void, n: usize, off: libc
     timed(
         fd,
         || unsafe { libc::pwrite(fd, buf, n, off) } as i64,
-        |s, b, ns| {
-            s.writes += 1;
-            s.write_bytes += b;
-            s.write_ns += ns;
-        },
+        IoStats::add_write,
     ) as isize
 }
 
@@ -130,11 +122,7 @@ unsafe extern "C" fn h_write(fd: c_int, buf: *const c_void, n: usize) -> isize {
     timed(
         fd,
         || unsafe { libc::write(fd, buf, n) } as i64,
-        |s, b, ns| {
-            s.writes += 1;
-            s.write_bytes += b;
-            s.write_ns += ns;
-        },
+        IoStats::add_write,
     ) as isize
 }
 
@@ -143,10 +131,7 @@ unsafe extern "C" fn h_fsync(fd: c_int) -> c_int {
     timed(
         fd,
         || unsafe { libc::fdatasync(fd) },
-        |s, _, ns| {
-            s.syncs += 1;
-            s.sync_ns += ns;
-        },
+        |s, _, ns| s.add_sync(ns),
     )
 }
 
@@ -154,10 +139,7 @@ unsafe extern "C" fn h_ftruncate(fd: c_int, len: libc::off_t) -> c_int {
     timed(
         fd,
         || unsafe { libc::ftruncate(fd, len) },
-        |s, _, ns| {
-            s.truncates += 1;
-            s.truncate_ns += ns;
-        },
+        |s, _, ns| s.add_truncate(ns),
     )
 }
 

@@ -12,7 +12,7 @@ pub mod iohooks;
 pub mod sql;
 
 use super::io::IoCounters;
-use super::kv::{self, KvEngine, KvInfo, KvStore};
+use super::kv::{self, KvStore};
 use super::options::{EngineOptions, OptionKind, OptionSpec};
 use super::{Engine, EngineDescriptor};
 use crate::error::{Error, Result};
@@ -211,13 +211,7 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
             dir.display()
         )));
     }
-    let info = KvInfo {
-        name: "berkeleydb",
-        version: version(),
-        options: kv::effective_options(SPECS, options),
-        io_method: iohooks::METHOD.into(),
-    };
-    Ok(Box::new(KvEngine::new(store, info)))
+    Ok(kv::engine(&DESCRIPTOR, store, options, iohooks::METHOD))
 }
 
 unsafe extern "C" fn visit_trampoline(

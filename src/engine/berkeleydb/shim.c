@@ -91,16 +91,22 @@ const char *pb_bdb_strerror(int ret)
 	return db_strerror(ret);
 }
 
+/* Clear a key/data pair and point the key at k. */
+static void dbt_pair(DBT *key, DBT *data, const void *k, size_t kl)
+{
+	memset(key, 0, sizeof(*key));
+	memset(data, 0, sizeof(*data));
+	key->data = (void *)k;
+	key->size = (u_int32_t)kl;
+}
+
 /* Copy the value of key into buf; returns 0, DB_NOTFOUND, or DB_BUFFER_SMALL with *len set. */
 int pb_bdb_get(pb_bdb *h, const void *k, size_t kl, void *buf, size_t cap, size_t *len)
 {
 	DBT key, data;
 	int ret;
 
-	memset(&key, 0, sizeof(key));
-	memset(&data, 0, sizeof(data));
-	key.data = (void *)k;
-	key.size = (u_int32_t)kl;
+	dbt_pair(&key, &data, k, kl);
 	data.data = buf;
 	data.ulen = (u_int32_t)cap;
 	data.flags = DB_DBT_USERMEM;
@@ -114,10 +120,7 @@ int pb_bdb_put(pb_bdb *h, const void *k, size_t kl, const void *v, size_t vl)
 	DBT key, data;
 	int ret;
 
-	memset(&key, 0, sizeof(key));
-	memset(&data, 0, sizeof(data));
-	key.data = (void *)k;
-	key.size = (u_int32_t)kl;
+	dbt_pair(&key, &data, k, kl);
 	data.data = (void *)v;
 	data.size = (u_int32_t)vl;
 	if ((ret = h->db->put(h->db, h->bulk, &key, &data, 0)) != 0)

@@ -122,10 +122,7 @@ unsafe extern "C" fn shim_delete(
     // Deleting the rollback journal is how a DELETE-mode transaction commits: account every
     // delete as a truncate of the file kind its name shows.
     let kind = kind_of_name(name);
-    io::record(kind, |s| {
-        s.truncates += 1;
-        s.truncate_ns += elapsed;
-    });
+    io::record(kind, |s| s.add_truncate(elapsed));
     if capture::enabled() {
         capture::io(kind, IoOp::Delete, 0, 0, elapsed);
     }
@@ -176,9 +173,7 @@ unsafe extern "C" fn x_read(
         kind,
         || read(r, buf, amt, off),
         |s, ns| {
-            s.reads += 1;
-            s.read_bytes += amt as u64;
-            s.read_ns += ns;
+            s.add_read(amt as u64, ns);
             if capture::enabled() {
                 capture::io(kind, IoOp::Read, off as u64, amt as u64, ns);
             }
@@ -198,9 +193,7 @@ unsafe extern "C" fn x_write(
         kind,
         || write(r, buf, amt, off),
         |s, ns| {
-            s.writes += 1;
-            s.write_bytes += amt as u64;
-            s.write_ns += ns;
+            s.add_write(amt as u64, ns);
             if capture::enabled() {
                 capture::io(kind, IoOp::Write, off as u64, amt as u64, ns);
             }
@@ -215,8 +208,7 @@ unsafe extern "C" fn x_truncate(file: *mut ffi::sqlite3_file, size: i64) -> c_in
         kind,
         || truncate(r, size),
         |s, ns| {
-            s.truncates += 1;
-            s.truncate_ns += ns;
+            s.add_truncate(ns);
             if capture::enabled() {
                 capture::io(kind, IoOp::Truncate, size as u64, 0, ns);
             }
@@ -231,8 +223,7 @@ unsafe extern "C" fn x_sync(file: *mut ffi::sqlite3_file, flags: c_int) -> c_int
         kind,
         || sync(r, flags),
         |s, ns| {
-            s.syncs += 1;
-            s.sync_ns += ns;
+            s.add_sync(ns);
             if capture::enabled() {
                 capture::io(kind, IoOp::Sync, 0, 0, ns);
             }

@@ -1,14 +1,10 @@
-//! Helpers shared by the study integration tests (matrix, report): the binary, a tiny plan, a
-//! study store made once per test binary, and counting rows in a results store.
-#![allow(dead_code)]
+//! Helpers shared by the study integration tests (matrix, report): a tiny plan, a study store
+//! made once per test binary, and counting rows in a results store while a study may still be
+//! writing it.
 
+use super::{arg, pb};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
-
-pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_pocketbench")
-}
 
 /// 2 workloads × 2 delays × 2 engines × 3 repeats = 24 small runs.
 pub const PLAN: &str = r#"
@@ -42,32 +38,16 @@ pub fn study_store() -> (PathBuf, PathBuf) {
                 .to_path_buf();
             let plan = plan_file(&dir);
             let store = dir.join("study.db");
-            let out = Command::new(bin())
-                .args([
-                    "matrix",
-                    plan.to_str().unwrap(),
-                    "--results",
-                    store.to_str().unwrap(),
-                ])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let out = pb(["matrix", arg(&plan), "--results", arg(&store)]).expect_ok();
             std::fs::write(dir.join("full.out"), &out.stdout).unwrap();
             (dir, store)
         })
         .clone()
 }
 
-/// The single integer `sql` returns from the store.
+/// The single integer `sql` returns from the store; 0 while the store has no such table yet.
 pub fn count(store: &Path, sql: &str) -> i64 {
-    let conn =
-        rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .unwrap();
-    conn.busy_timeout(std::time::Duration::from_secs(10))
-        .unwrap();
-    conn.query_row(sql, [], |r| r.get(0)).unwrap_or(0)
+    super::store(store)
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap_or(0)
 }
