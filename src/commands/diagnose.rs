@@ -190,6 +190,7 @@ fn run_one(
         data_dir: None,
         measure_overhead: false,
         platform,
+        flash: Default::default(),
     };
     let prepared = run::prepare(&req)?;
     let mut store = Store::open(&args.results)?;

@@ -12,11 +12,10 @@ use crate::run::{self, pacer::Pacing, RunRequest, WorkloadChoice};
 pub fn main(args: &RunArgs) -> Result<i32> {
     progress::set_quiet(args.quiet || args.json);
     let request = request(args)?;
-    let flash = flash_request(args)?;
     let prepared = run::prepare(&request)?;
     // Open the store only now: bad input above never creates or touches it.
     let mut store = Store::open(&args.results)?;
-    let output = run::execute_with(&request, prepared, &flash)?;
+    let output = run::execute(&request, prepared)?;
     let summary = results::record(&output, &mut store, args.raw.as_deref(), !args.no_samples)?;
     if args.json {
         super::print_json(&summary)?;
@@ -66,6 +65,7 @@ pub fn request(args: &RunArgs) -> Result<RunRequest> {
         data_dir: args.dir.clone(),
         measure_overhead: !args.no_overhead,
         platform: args.platform.request()?,
+        flash: flash_request(args)?,
     })
 }
 

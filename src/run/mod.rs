@@ -51,6 +51,8 @@ pub struct RunRequest {
     pub measure_overhead: bool,
     /// Governor, background load, frequency and energy observation around the replay.
     pub platform: crate::platform::session::PlatformRequest,
+    /// Capture the file-level I/O trace for the flash model (`--flash-trace`, `--flash-model`).
+    pub flash: FlashRequest,
 }
 
 /// What a run produced, before it is summarised and stored.
@@ -164,17 +166,9 @@ fn default_delay(info: &crate::workload::WorkloadInfo) -> Result<DelayModel> {
     DelayModel::parse(text)
 }
 
-/// Load, evict, replay and measure overhead.
+/// Load, evict, replay and measure overhead (and capture the flash I/O trace when asked).
 pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
-    execute_with(req, prepared, &FlashRequest::default())
-}
-
-/// [`execute`], also capturing the file-level I/O trace for the flash model when asked.
-pub fn execute_with(
-    req: &RunRequest,
-    prepared: Prepared,
-    flash: &FlashRequest,
-) -> Result<RunOutput> {
+    let flash = &req.flash;
     let Prepared {
         workdir,
         trace_path,
