@@ -194,7 +194,9 @@ mod tests {
     use std::path::PathBuf;
 
     fn fixture(name: &str) -> PathBuf {
-        PathBuf::from("/work/shared/fixtures/pocketdata").join(name)
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/pocketdata")
+            .join(name)
     }
 
     fn temp_json(text: &str) -> tempfile::NamedTempFile {
