@@ -14,34 +14,10 @@ struct Row {
     segments: Vec<f64>,
 }
 
-pub fn time_split(data: &Dataset, level: f64) -> Figure {
-    let parts = [Metric::OnCpu, Metric::OffCpu, Metric::Delay];
-    let rows: Vec<Row> = data
-        .groups
-        .iter()
-        .map(|g| Row {
-            name: g.name.clone(),
-            segments: parts
-                .iter()
-                .map(|m| m.estimate(data, g, level).map_or(0.0, |e| e.mean))
-                .collect(),
-        })
-        .collect();
-    let names = ["on-CPU", "off-CPU (blocked)", "delay slept"];
-    Figure {
-        id: "time-split",
-        title: "Where the time goes: on-CPU, off-CPU and delay per operation".into(),
-        how_to_read: "Each bar is one configuration's mean time per operation (µs) over its repeats, split into time on a CPU inside the operation, time off the CPU inside it (blocked on I/O, locks or waiting for a CPU), and the think-time delay actually slept after it. A long delay segment with a short operation is the phone-like regime where the CPU idles and the governor lowers the frequency; hover a segment for its value.".into(),
-        note: None,
-        svg: draw("time-split", "Time per operation (µs)", &rows, &names, true),
-    }
-}
-
-pub fn io_counts(data: &Dataset, level: f64) -> Figure {
-    let parts = [Metric::Reads, Metric::Writes, Metric::Syncs];
-    let mut order: Vec<usize> = (0..data.groups.len()).collect();
-    order.sort_by_key(|&i| (data.label(&data.groups[i], "workload"), i));
-    let rows: Vec<Row> = order
+/// One bar per group (in `order`), one segment per metric: the metric's mean over repeats
+/// (0 where it was not measured).
+fn mean_rows(data: &Dataset, order: &[usize], parts: &[Metric], level: f64) -> Vec<Row> {
+    order
         .iter()
         .map(|&i| {
             let g = &data.groups[i];
@@ -53,7 +29,36 @@ pub fn io_counts(data: &Dataset, level: f64) -> Figure {
                     .collect(),
             }
         })
-        .collect();
+        .collect()
+}
+
+pub fn time_split(data: &Dataset, level: f64) -> Figure {
+    let order: Vec<usize> = (0..data.groups.len()).collect();
+    let rows = mean_rows(
+        data,
+        &order,
+        &[Metric::OnCpu, Metric::OffCpu, Metric::Delay],
+        level,
+    );
+    let names = ["on-CPU", "off-CPU (blocked)", "delay slept"];
+    Figure {
+        id: "time-split",
+        title: "Where the time goes: on-CPU, off-CPU and delay per operation".into(),
+        how_to_read: "Each bar is one configuration's mean time per operation (µs) over its repeats, split into time on a CPU inside the operation, time off the CPU inside it (blocked on I/O, locks or waiting for a CPU), and the think-time delay actually slept after it. A long delay segment with a short operation is the phone-like regime where the CPU idles and the governor lowers the frequency; hover a segment for its value.".into(),
+        note: None,
+        svg: draw("time-split", "Time per operation (µs)", &rows, &names, true),
+    }
+}
+
+pub fn io_counts(data: &Dataset, level: f64) -> Figure {
+    let mut order: Vec<usize> = (0..data.groups.len()).collect();
+    order.sort_by_key(|&i| (data.label(&data.groups[i], "workload"), i));
+    let rows = mean_rows(
+        data,
+        &order,
+        &[Metric::Reads, Metric::Writes, Metric::Syncs],
+        level,
+    );
     let names = ["reads", "writes", "syncs"];
     Figure {
         id: "io-counts",
