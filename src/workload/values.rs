@@ -14,17 +14,14 @@ use crate::workload::rng::{splitmix64, Rng};
 /// values come from `seed`.
 pub fn fill_field(seed: u64, field: u16, len: usize, out: &mut Vec<u8>) {
     out.clear();
-    out.reserve(len);
+    out.resize(len, 0);
     let mut state = seed ^ (u64::from(field) + 1).wrapping_mul(0xA24B_AED4_963E_E407);
-    while out.len() < len {
-        let mut word = splitmix64(&mut state);
-        for _ in 0..8 {
-            if out.len() == len {
-                break;
-            }
-            // 95 printable characters from ' ' to '~'.
-            out.push(b' ' + ((word & 0xFF) % 95) as u8);
-            word >>= 8;
+    for chunk in out.chunks_mut(8) {
+        let word = splitmix64(&mut state).to_le_bytes();
+        for (byte, random) in chunk.iter_mut().zip(word) {
+            // Scale 0..=255 onto the 95 printable characters from ' ' to '~' (multiply-shift:
+            // no division, and the loop vectorises).
+            *byte = b' ' + ((u16::from(random) * 95) >> 8) as u8;
         }
     }
 }
