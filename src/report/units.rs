@@ -1,11 +1,11 @@
 //! Human-readable units for terminal output.
 
-/// A duration given in nanoseconds, in the unit that keeps 3–4 significant digits.
+/// A duration given in nanoseconds, in the unit that keeps 3–5 significant digits.
 pub fn ns(ns: u64) -> String {
     match ns {
         0..=9_999 => format!("{ns} ns"),
-        10_000..=9_999_999 => format!("{:.1} µs", ns as f64 / 1e3),
-        10_000_000..=9_999_999_999 => format!("{:.2} ms", ns as f64 / 1e6),
+        10_000..=999_999 => format!("{:.1} µs", ns as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.2} ms", ns as f64 / 1e6),
         _ => format!("{:.2} s", ns as f64 / 1e9),
     }
 }
@@ -55,7 +55,8 @@ mod tests {
     fn picks_readable_units() {
         assert_eq!(super::ns(950), "950 ns");
         assert_eq!(super::ns(12_345), "12.3 µs");
-        assert_eq!(super::ns(6_670_000), "6670.0 µs");
+        assert_eq!(super::ns(6_670_000), "6.67 ms");
+        assert_eq!(super::ns(838_600), "838.6 µs");
         assert_eq!(super::ns(12_000_000_000), "12.00 s");
         assert_eq!(super::bytes(4096), "4096 B");
     }
