@@ -79,6 +79,18 @@ pub fn replay(
     };
     let mut materializer = Materializer::new(&model);
     let mut verifier = Verifier::new(&model, reader.header().workload.load_ops);
+    // The load section comes first in a trace: read it (telling the verifier what was
+    // written) before the clock starts, so its decoding is neither run time nor schedule lag.
+    let mut next = None;
+    while let Some(item) = reader.next_item()? {
+        match item {
+            TraceItem::Load(op) => verifier.wrote(&op),
+            TraceItem::Run(timed) => {
+                next = Some(timed);
+                break;
+            }
+        }
+    }
     let mut totals = ReplayTotals::default();
     let stats_before = engine.stats();
     let process_before = ProcessCounters::snapshot();
@@ -86,14 +98,7 @@ pub fn replay(
     totals.run_start_ns = mono_ns();
     let mut pacer = Pacer::start(pacing, totals.run_start_ns, initial_delay);
     let mut seq = 0u64;
-    while let Some(item) = reader.next_item()? {
-        let timed = match item {
-            TraceItem::Run(timed) => timed,
-            TraceItem::Load(op) => {
-                verifier.wrote(&op);
-                continue;
-            }
-        };
+    while let Some(timed) = next.take() {
         let delay = delays.pick(seq, timed.delay_ns);
         let request = materializer.request(&timed.op);
         let wait = pacer.wait();
@@ -138,6 +143,15 @@ pub fn replay(
             freq_khz: 0,
         })?;
         seq += 1;
+        next = match reader.next_item()? {
+            Some(TraceItem::Run(t)) => Some(t),
+            Some(TraceItem::Load(_)) => {
+                return Err(crate::error::Error::input(
+                    "trace: a load operation follows run operations",
+                ))
+            }
+            None => None,
+        };
     }
     totals.run_end_ns = mono_ns();
     totals.ops = seq;
