@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use pocketbench::cli::{Cli, Command};
-use pocketbench::{commands, platform, run};
+use pocketbench::{commands, limits, platform, run};
 
 fn main() {
     platform::clock::mark_process_start();
@@ -12,7 +12,7 @@ fn main() {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     if let Err(e) = commands::platform::set_sysfs_root(cli.sysfs_root.as_deref()) {
-        eprintln!("pocketbench: error: {e}");
+        eprintln!("pocketbench: error: {}", limits::one_line(&e.to_string()));
         std::process::exit(e.exit_code());
     }
     let outcome = match &cli.command {
@@ -34,7 +34,7 @@ fn main() {
     match outcome {
         Ok(code) => std::process::exit(code),
         Err(e) => {
-            eprintln!("pocketbench: error: {e}");
+            eprintln!("pocketbench: error: {}", limits::one_line(&e.to_string()));
             std::process::exit(e.exit_code());
         }
     }

@@ -59,7 +59,7 @@ pub fn main(cmd: &EnergyCommand) -> Result<i32> {
         ))
     })?;
     let file = a.file.display().to_string();
-    let text = std::fs::read_to_string(&a.file).input_err(&file)?;
+    let text = crate::limits::read_text(&a.file, &file, crate::limits::MAX_METER_CSV_BYTES)?;
     let meter_start_unix_ns = match (a.meter_start, a.align.as_deref()) {
         (Some(_), Some(_)) => {
             return Err(Error::input(

@@ -88,6 +88,17 @@ impl Device {
     #[inline]
     pub fn apply(&mut self, r: &IoRecord) -> Result<(), String> {
         let k = r.kind as usize;
+        if matches!(r.op, IoOp::Read | IoOp::Write) {
+            let capacity = u64::from(self.ftl.logical_pages()) * self.page_size;
+            if r.offset.checked_add(r.len).is_none_or(|end| end > capacity) {
+                return Err(format!(
+                    "a {} of {} bytes at offset {} lies beyond the modelled device's {capacity} bytes",
+                    r.op.name(),
+                    r.len,
+                    r.offset
+                ));
+            }
+        }
         match r.op {
             IoOp::Read => {
                 self.ftl.counters.user_read_bytes += r.len;

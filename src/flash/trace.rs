@@ -211,13 +211,20 @@ pub struct Trace {
 pub fn read(path: &Path) -> Result<Trace> {
     let name = path.display().to_string();
     let mut bytes = Vec::new();
+    let max = crate::limits::MAX_FLASH_TRACE_BYTES;
     std::fs::File::open(path)
-        .and_then(|f| BufReader::new(f).read_to_end(&mut bytes))
+        .and_then(|f| BufReader::new(f).take(max + 1).read_to_end(&mut bytes))
         .input_err(&name)?;
+    if bytes.len() as u64 > max {
+        return Err(Error::input(format!(
+            "{name}: flash trace above the limit of {max} bytes (see docs/limits.md)"
+        )));
+    }
     decode(&bytes).map_err(|m| Error::input(format!("{name}: {m}")))
 }
 
-fn decode(bytes: &[u8]) -> std::result::Result<Trace, String> {
+/// Decode a flash trace held in memory (what [`read`] does after reading the file).
+pub fn decode(bytes: &[u8]) -> std::result::Result<Trace, String> {
     if bytes.len() < 12 || &bytes[..8] != MAGIC {
         return Err("not a pocketbench flash trace (bad magic)".into());
     }
@@ -227,7 +234,9 @@ fn decode(bytes: &[u8]) -> std::result::Result<Trace, String> {
         return Err("checksum mismatch: the file is truncated or damaged".into());
     }
     let hlen = u32::from_le_bytes(body[8..12].try_into().map_err(|_| "truncated")?) as usize;
-    let header = body.get(12..12 + hlen).ok_or("truncated header")?;
+    let header = body
+        .get(12..12usize.saturating_add(hlen))
+        .ok_or("truncated header")?;
     let info: TraceInfo = serde_json::from_slice(header).map_err(|e| format!("header: {e}"))?;
     let mut cur = Cursor {
         b: body,
@@ -246,7 +255,9 @@ fn decode(bytes: &[u8]) -> std::result::Result<Trace, String> {
         }
         let op = IoOp::from_code(tag & 0x0F).ok_or(format!("record {}: bad op", records.len()))?;
         let kind = kind_from(tag >> 4).ok_or(format!("record {}: bad file kind", records.len()))?;
-        t += cur.varint()?;
+        t = t
+            .checked_add(cur.varint()?)
+            .ok_or(format!("record {}: time overflows", records.len()))?;
         let duration_ns = cur.varint()?;
         let (offset, len) = match op {
             IoOp::Read | IoOp::Write => (cur.varint()?, cur.varint()?),

@@ -7,7 +7,7 @@
 //! sum of the breaks up to the next query, and breaks before the first query become the
 //! workload's initial delay. The file fixes every parameter, so no override applies.
 
-use crate::error::{Error, Result, ResultExt};
+use crate::error::{Error, Result};
 use crate::workload::delay::format_duration;
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
@@ -22,7 +22,7 @@ use std::path::Path;
 pub fn load(path: &Path, o: &Overrides) -> Result<Workload> {
     reject_overrides(o, &[], "a recorded PocketData workload file")?;
     let shown = path.display();
-    let text = std::fs::read_to_string(path).input_err(format!("{shown}: cannot read"))?;
+    let text = crate::limits::read_text(path, &shown.to_string(), crate::limits::MAX_WORKLOAD_FILE_BYTES)?;
     let recording = Recording::parse(&text).map_err(|e| e.context(&shown))?;
     let name = path
         .file_name()
@@ -154,7 +154,10 @@ fn object(item: Value, at: &str) -> Result<Map<String, Value>> {
 
 fn take_sql(mut item: Map<String, Value>, at: &str) -> Result<String> {
     match item.remove("sql") {
-        Some(Value::String(sql)) => Ok(sql),
+        Some(Value::String(sql)) => {
+            crate::limits::check_sql(&sql, at)?;
+            Ok(sql)
+        }
         _ => Err(Error::input(format!("{at}: missing \"sql\" string"))),
     }
 }

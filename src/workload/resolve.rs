@@ -4,6 +4,7 @@
 //! [`Overrides`], so every source refuses an override it cannot honour in the same words.
 
 use crate::error::{Error, Result};
+use crate::limits;
 use crate::workload::{pocketdata, pocketdata_json, spec_toml, ycsb, Overrides, Workload};
 use std::path::Path;
 
@@ -32,6 +33,13 @@ pub fn builtin_names() -> Vec<&'static str> {
 /// overrides applied. Built-in names win over files of the same name (write `./ycsb-a` for
 /// the file).
 pub fn resolve(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
+    check_override_limits(o)?;
+    let w = resolve_unchecked(spec, o, seed)?;
+    limits::check_info(&w.info, &format!("--workload {}: ", limits::escape(spec)))?;
+    Ok(w)
+}
+
+fn resolve_unchecked(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
     if let Some(w) = ycsb::builtin(spec, o, seed)? {
         return Ok(w);
     }
@@ -43,6 +51,26 @@ pub fn resolve(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
         return load_file(path, o, seed);
     }
     Err(not_found(spec, path))
+}
+
+/// Every size override within its documented limit (docs/limits.md), named by its flag.
+fn check_override_limits(o: &Overrides) -> Result<()> {
+    if o.ops == Some(0) {
+        return Err(Error::input(format!("{OPS}: must be at least 1")));
+    }
+    if let Some(n) = o.records {
+        limits::at_most(RECORDS, n, limits::MAX_RECORDS)?;
+    }
+    if let Some(n) = o.ops {
+        limits::at_most(OPS, n, limits::MAX_OPS)?;
+    }
+    if let Some(n) = o.field_count {
+        limits::at_most(FIELD_COUNT, n, limits::MAX_FIELD_COUNT)?;
+    }
+    if let Some(n) = o.field_length {
+        limits::at_most(FIELD_LENGTH, n, limits::MAX_FIELD_LENGTH)?;
+    }
+    Ok(())
 }
 
 /// Load a workload file, choosing its format by extension.

@@ -91,9 +91,14 @@ impl SqlSession {
     /// changed.
     pub fn exec_sql(&self, sql: &str) -> std::result::Result<u64, String> {
         let (api, db) = (self.api, self.db);
+        if let Some(i) = sql.find('\0') {
+            return Err(format!("SQL text contains a NUL byte at offset {i}"));
+        }
         let mut rest = sql.trim();
         let mut total = 0;
         while !rest.is_empty() {
+            let len = i32::try_from(rest.len())
+                .map_err(|_| format!("SQL text of {} bytes is too long", rest.len()))?;
             let mut raw = std::ptr::null_mut();
             let mut tail = std::ptr::null();
             // SAFETY: db open; rest is valid UTF-8 with the given length.
@@ -101,7 +106,7 @@ impl SqlSession {
                 (api.prepare_v2)(
                     db,
                     rest.as_ptr().cast(),
-                    rest.len() as i32,
+                    len,
                     &mut raw,
                     &mut tail,
                 )
@@ -111,10 +116,15 @@ impl SqlSession {
             }
             // SAFETY: tail points into `rest`.
             let consumed = unsafe { (tail as *const u8).offset_from(rest.as_ptr()) } as usize;
-            rest = rest[consumed.min(rest.len())..].trim_start();
             if raw.is_null() {
+                if consumed == 0 {
+                    // Nothing SQLite could read, and no progress: never loop on it.
+                    return Err(format!("cannot parse SQL near {}", crate::limits::escape(rest)));
+                }
+                rest = rest.get(consumed..).unwrap_or("").trim_start();
                 continue; // whitespace or a comment
             }
+            rest = rest.get(consumed..).unwrap_or("").trim_start();
             total += RawStmt::from_raw(api, raw, db).run()?;
         }
         Ok(total)

@@ -73,7 +73,12 @@ pub fn parse(text: &str, file: &str, align: &Alignment) -> Result<PowerTrace, St
         ],
         1e9,
     )
-    .ok_or_else(|| format!("{file}: no time column in header `{header}`"))?;
+    .ok_or_else(|| {
+        format!(
+            "{file}: no time column in header {}",
+            crate::limits::escape(header)
+        )
+    })?;
     let power = find(&["power"], &[("w", 1.0), ("mw", 1e-3), ("uw", 1e-6)], 1.0);
     let current = find(&["current"], &[("a", 1.0), ("ma", 1e-3), ("ua", 1e-6)], 1.0);
     let voltage = find(&["volt"], &[("v", 1.0), ("mv", 1e-3)], 1.0);
@@ -87,7 +92,8 @@ pub fn parse(text: &str, file: &str, align: &Alignment) -> Result<PowerTrace, St
         (None, Some(c), None, Some(v)) => format!("{} × {v} V", header_name(header, sep, c.index)),
         _ => {
             return Err(format!(
-                "{file}: needs a power column, or current and voltage columns (or --voltage); header is `{header}`"
+                "{file}: needs a power column, or current and voltage columns (or --voltage); header is {}",
+                crate::limits::escape(header)
             ))
         }
     };
@@ -108,7 +114,27 @@ pub fn parse(text: &str, file: &str, align: &Alignment) -> Result<PowerTrace, St
             (None, Some(c), None) => cell(c, "current")? * align.fixed_voltage.unwrap_or(0.0),
             _ => unreachable!("checked above"),
         };
-        raw.push((cell(time, "time")?, watts.abs()));
+        if watts < 0.0 || !watts.is_finite() {
+            return Err(format!(
+                "{file}: line {}: power {watts} W is negative or not finite",
+                no + 1
+            ));
+        }
+        let t = cell(time, "time")?;
+        if let Some(&(prev, _)) = raw.last() {
+            if t <= prev {
+                return Err(format!(
+                    "{file}: line {}: time {} s is not after the previous reading's {} s (readings must be in time order)",
+                    no + 1,
+                    t / 1e9,
+                    prev / 1e9
+                ));
+            }
+        }
+        if t.abs() >= 1e30 {
+            return Err(format!("{file}: line {}: time is out of range", no + 1));
+        }
+        raw.push((t, watts));
     }
     if raw.len() < 2 {
         return Err(format!("{file}: needs at least two readings"));

@@ -34,8 +34,7 @@ use std::path::Path;
 /// Load a TOML workload spec, applying `--records`, `--ops` and (for `[sql]`) `--distribution`.
 pub fn load(path: &Path, o: &Overrides, seed: u64) -> Result<Workload> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::input(format!("{file}: cannot read: {e}")))?;
+    let text = crate::limits::read_text(path, &file, crate::limits::MAX_WORKLOAD_FILE_BYTES)?;
     let spec: SpecFile = toml::from_str(&text).map_err(|e| toml_error(&file, &text, &e))?;
     let name = spec_name(spec.name.as_deref(), path, &file)?;
     let common = common_params(&spec, &file)?;

@@ -43,6 +43,7 @@ pub(super) struct Template {
 impl Template {
     /// Parse `text`; `{{` and `}}` stand for literal braces. Errors are prefixed with `at`.
     pub(super) fn parse(text: &str, at: &str) -> Result<Template> {
+        crate::limits::check_sql(text, at)?;
         let mut segments = Vec::new();
         let mut literal = String::new();
         let mut rest = text;

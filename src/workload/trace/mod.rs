@@ -67,6 +67,19 @@ pub fn generate(
             workload.info.name
         )));
     }
+    if path.is_dir() {
+        return Err(Error::input(format!(
+            "-o {}: is a directory; give a file name for the trace",
+            path.display()
+        )));
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let need = crate::limits::trace_bytes_estimate(&workload.info, 512);
+    crate::limits::check_free_space(
+        dir.unwrap_or(Path::new(".")),
+        need,
+        &format!("the trace {}", path.display()),
+    )?;
     let mut info = workload.info;
     if !matches!(delay, DelayModel::Recorded) {
         // Leading recorded breaks are part of the recorded delays the model replaces.

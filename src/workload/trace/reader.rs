@@ -5,6 +5,9 @@ use super::codec::Cursor;
 use super::writer::{Digest, TAG_END, TAG_LOAD, TAG_RUN};
 use super::{TraceHeader, TraceTotals, FORMAT_VERSION, MAGIC};
 use crate::error::{Error, Result};
+use crate::limits;
+use crate::workload::delay::DelayModel;
+use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
 use std::fs::File;
 use std::io::{BufReader, ErrorKind, Read};
@@ -72,6 +75,7 @@ impl TraceReader {
         }
         let header: TraceHeader =
             serde_json::from_slice(&json).map_err(|e| bad(&format!("header is not valid: {e}")))?;
+        check_header(&header, path)?;
         Ok(TraceReader {
             input,
             path: path.to_path_buf(),
@@ -119,6 +123,7 @@ impl TraceReader {
 
     fn decode(&self, cursor: &mut Cursor<'_>) -> std::result::Result<TraceItem, &'static str> {
         let op = cursor.op()?;
+        check_op(&op, &self.header.workload.model)?;
         if self.block_tag == TAG_LOAD {
             Ok(TraceItem::Load(op))
         } else {
@@ -226,6 +231,38 @@ impl Iterator for TraceReader {
 
     fn next(&mut self) -> Option<Self::Item> {
         self.next_item().transpose()
+    }
+}
+
+/// A header whose checksum is right can still describe something absurd: refuse sizes above
+/// the limits (docs/limits.md) and delay models that do not parse, naming the field.
+fn check_header(header: &TraceHeader, path: &Path) -> Result<()> {
+    limits::check_info(&header.workload, &format!("{}: trace header: ", path.display()))?;
+    DelayModel::parse_as(&header.delay, "delay")
+        .map(|_| ())
+        .map_err(|e| Error::input(format!("{}: trace header: {e}", path.display())))
+}
+
+/// An operation must fit the trace's own data model and the limits.
+fn check_op(op: &Op, model: &DataModel) -> std::result::Result<(), &'static str> {
+    let fields = match model {
+        DataModel::KeyValue(m) => m.field_count,
+        DataModel::Sql => 0,
+    };
+    match op {
+        Op::Scan { len, .. } if *len == 0 || *len > limits::MAX_SCAN_LENGTH => {
+            Err("scan length is 0 or above the limit")
+        }
+        Op::Update { field: Some(f), .. } | Op::ReadModifyWrite { field: Some(f), .. }
+            if *f >= fields =>
+        {
+            Err("field index beyond the header's field_count")
+        }
+        Op::Sql { sql } if sql.len() as u64 > limits::MAX_SQL_BYTES => {
+            Err("SQL statement above the size limit")
+        }
+        Op::Sql { sql } if sql.contains('\0') => Err("SQL statement contains a NUL byte"),
+        _ => Ok(()),
     }
 }
 

@@ -26,7 +26,7 @@ pub(crate) use keyspace::KeySpace;
 pub(crate) use overrides::{at_least_one, distribution_override};
 pub use params::{builtin_params, YcsbParams, DEFAULT_OPS, DEFAULT_RECORDS};
 
-use crate::error::{Result, ResultExt};
+use crate::error::Result;
 use crate::workload::model::DataModel;
 use crate::workload::op::Op;
 use crate::workload::rng::Rng;
@@ -80,7 +80,7 @@ pub fn builtin(name: &str, o: &Overrides, seed: u64) -> Result<Option<Workload>>
 /// A workload from a YCSB `.properties` file, named after the file.
 pub fn from_properties_file(path: &Path, o: &Overrides, seed: u64) -> Result<Workload> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).input_err(&origin)?;
+    let text = crate::limits::read_text(path, &origin, crate::limits::MAX_WORKLOAD_FILE_BYTES)?;
     let map = crate::workload::properties::parse(&text, &origin)?;
     let mut params = YcsbParams::from_map(&map, &origin)?;
     params.apply_overrides(o)?;

@@ -1,0 +1,269 @@
+//! Upper bounds on every size pocketbench takes from a user or a file, and the checks that
+//! enforce them. Each bound is far above anything a phone-sized benchmark needs and far below
+//! what would exhaust memory or a disk by accident; values above one are refused as bad input
+//! naming the flag, property or trace field. `docs/limits.md` lists them with their reasons.
+
+use crate::error::{Error, Result};
+use crate::workload::model::{DataModel, KeyValueModel};
+use crate::workload::WorkloadInfo;
+use std::path::Path;
+
+/// Records in an initial data set (`--records`, `recordcount`, `records`).
+pub const MAX_RECORDS: u64 = 100_000_000;
+/// Operations in a run phase (`--ops`, `operationcount`, `operations`).
+pub const MAX_OPS: u64 = 1_000_000_000;
+/// Fields per record (`--field-count`, `fieldcount`).
+pub const MAX_FIELD_COUNT: u16 = 1_000;
+/// Bytes per field (`--field-length`, `fieldlength`).
+pub const MAX_FIELD_LENGTH: u32 = 1 << 20;
+/// Bytes of one record's values (fields × field length).
+pub const MAX_RECORD_BYTES: u64 = 16 << 20;
+/// Records one scan may return (`maxscanlength`, a trace's scan length).
+pub const MAX_SCAN_LENGTH: u32 = 1_000_000;
+/// Bytes of one SQL statement (a workload file's or a trace's).
+pub const MAX_SQL_BYTES: u64 = 1 << 20;
+/// Bytes of a workload file read whole (SQL file, TOML spec, .properties, PocketData JSON).
+pub const MAX_WORKLOAD_FILE_BYTES: u64 = 256 << 20;
+/// Bytes of a saved flash I/O trace (read whole).
+pub const MAX_FLASH_TRACE_BYTES: u64 = 256 << 20;
+/// Bytes of an energy meter CSV (read whole).
+pub const MAX_METER_CSV_BYTES: u64 = 256 << 20;
+
+/// Read a whole text file of at most `max` bytes; `what` names it in errors (a flag and the
+/// path). Too large, unreadable or not UTF-8 is bad input.
+pub fn read_text(path: &Path, what: &str, max: u64) -> Result<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::input(format!("{what}: cannot read: {e}")))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size > max {
+        return Err(Error::input(format!(
+            "{what}: the file is {size} bytes, above the limit of {max} (see docs/limits.md)"
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::input(format!("{what}: cannot read: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(Error::input(format!(
+            "{what}: the file is above the limit of {max} bytes (see docs/limits.md)"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::input(format!(
+            "{what}: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// A SQL statement a workload supplies: no NUL byte (SQLite would stop reading there) and
+/// within [`MAX_SQL_BYTES`]. `at` names the file and field.
+pub fn check_sql(sql: &str, at: &str) -> Result<()> {
+    if let Some(i) = sql.find('\0') {
+        return Err(Error::input(format!(
+            "{at}: SQL text contains a NUL byte at offset {i}"
+        )));
+    }
+    if sql.len() as u64 > MAX_SQL_BYTES {
+        return Err(Error::input(format!(
+            "{at}: SQL statement of {} bytes is above the limit of {MAX_SQL_BYTES} (see docs/limits.md)",
+            sql.len()
+        )));
+    }
+    Ok(())
+}
+
+/// `value` of `what` (a flag, property or field name) must be at most `max`.
+pub fn at_most<T: PartialOrd + std::fmt::Display>(what: &str, value: T, max: T) -> Result<T> {
+    if value > max {
+        Err(Error::input(format!(
+            "{what}: {value} is above the limit of {max} (see docs/limits.md)"
+        )))
+    } else {
+        Ok(value)
+    }
+}
+
+/// Check a record layout: at least one field, every size within its limit. `names` gives
+/// the names of the field count and field length where they came from.
+pub fn check_model(m: &KeyValueModel, origin: &str, names: [&str; 2]) -> Result<()> {
+    let [count, length] = names;
+    let at = |what: &str| format!("{origin}{what}");
+    if m.field_count == 0 {
+        return Err(Error::input(format!("{}: must be at least 1", at(count))));
+    }
+    at_most(&at(count), m.field_count, MAX_FIELD_COUNT)?;
+    at_most(&at(length), m.field_length, MAX_FIELD_LENGTH)?;
+    let bytes = u64::from(m.field_count) * u64::from(m.field_length);
+    if bytes > MAX_RECORD_BYTES {
+        return Err(Error::input(format!(
+            "{}: {} fields of {} bytes make a {bytes}-byte record, above the limit of {MAX_RECORD_BYTES} (see docs/limits.md)",
+            at(count),
+            m.field_count,
+            m.field_length
+        )));
+    }
+    if m.table.is_empty() || !m.table.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(Error::input(format!(
+            "{}: table name {} must be letters, digits and '_'",
+            at("table"),
+            escape(&m.table)
+        )));
+    }
+    Ok(())
+}
+
+/// Check what a trace header (or a resolved workload) says about itself. `origin` names the
+/// file and ends with ": " (or is empty).
+pub fn check_info(info: &WorkloadInfo, origin: &str) -> Result<()> {
+    at_most(&format!("{origin}load_ops"), info.load_ops, MAX_RECORDS)?;
+    at_most(&format!("{origin}run_ops"), info.run_ops, MAX_OPS)?;
+    if let DataModel::KeyValue(m) = &info.model {
+        check_model(m, origin, ["field_count", "field_length"])?;
+    }
+    Ok(())
+}
+
+/// Bytes a trace of `info` will take on disk, over-estimated: key-value records carry 8 bytes
+/// of value seed plus framing, SQL statements their text.
+pub fn trace_bytes_estimate(info: &WorkloadInfo, sql_bytes_per_op: u64) -> u64 {
+    let per_op = match info.model {
+        DataModel::KeyValue(_) => 24,
+        DataModel::Sql => 16 + sql_bytes_per_op,
+    };
+    (info.load_ops.saturating_add(info.run_ops))
+        .saturating_mul(per_op)
+        .saturating_add(1 << 20)
+}
+
+/// Bytes the loaded database will take, over-estimated by half for indexes and pages.
+pub fn database_bytes_estimate(info: &WorkloadInfo) -> u64 {
+    match &info.model {
+        DataModel::KeyValue(m) => {
+            let record = u64::from(m.field_count) * u64::from(m.field_length) + 64;
+            info.load_ops.saturating_mul(record).saturating_mul(3) / 2
+        }
+        DataModel::Sql => info.load_ops.saturating_mul(256),
+    }
+}
+
+/// Refuse (bad input) when the file system holding `dir` has less than `need` bytes free;
+/// `what` says what the bytes are for. Where free space cannot be read, nothing is refused.
+pub fn check_free_space(dir: &Path, need: u64, what: &str) -> Result<()> {
+    let Some(free) = free_bytes(dir) else {
+        return Ok(());
+    };
+    if need > free {
+        return Err(Error::input(format!(
+            "{what} needs about {} but {} has only {} free",
+            human(need),
+            dir.display(),
+            human(free)
+        )));
+    }
+    Ok(())
+}
+
+/// Free bytes (for an unprivileged user) on the file system holding `dir`.
+pub fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is NUL-terminated; s is a valid out-pointer.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return None;
+    }
+    Some((s.f_bavail as u64).saturating_mul(s.f_frsize as u64))
+}
+
+fn human(bytes: u64) -> String {
+    const MIB: f64 = (1u64 << 20) as f64;
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", bytes as f64 / MIB / 1024.0)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / MIB)
+    }
+}
+
+/// A user value made safe for a one-line error message: quoted, with control characters,
+/// quotes and backslashes escaped (as Rust's `{:?}` does), and cut to 200 characters.
+pub fn escape(value: &str) -> String {
+    const MAX: usize = 200;
+    if value.chars().count() > MAX {
+        let cut: String = value.chars().take(MAX).collect();
+        format!("{:?}…", cut)
+    } else {
+        format!("{value:?}")
+    }
+}
+
+/// Make a whole message one line: control characters (newlines included) are escaped.
+pub fn one_line(msg: &str) -> String {
+    if !msg.chars().any(char::is_control) {
+        return msg.to_string();
+    }
+    msg.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_at_the_limit_pass_and_above_it_fail() {
+        assert_eq!(at_most("--ops", MAX_OPS, MAX_OPS).unwrap(), MAX_OPS);
+        let e = at_most("--ops", MAX_OPS + 1, MAX_OPS).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--ops: 1000000001 is above the limit of 1000000000 (see docs/limits.md)"
+        );
+    }
+
+    #[test]
+    fn record_layout_limits() {
+        let m = KeyValueModel::default();
+        assert!(check_model(&m, "", ["fc", "fl"]).is_ok());
+        let wide = KeyValueModel {
+            field_count: 1000,
+            field_length: 1 << 20,
+            ..m.clone()
+        };
+        let e = check_model(&wide, "x: ", ["fc", "fl"]).unwrap_err().to_string();
+        assert!(e.starts_with("x: fc: 1000 fields of 1048576 bytes"), "{e}");
+        let none = KeyValueModel {
+            field_count: 0,
+            ..m.clone()
+        };
+        assert_eq!(
+            check_model(&none, "", ["fieldcount", "fl"]).unwrap_err().to_string(),
+            "fieldcount: must be at least 1"
+        );
+        let bad_table = KeyValueModel {
+            table: "t; DROP".into(),
+            ..m
+        };
+        assert!(check_model(&bad_table, "", ["a", "b"]).is_err());
+    }
+
+    #[test]
+    fn messages_stay_on_one_line() {
+        assert_eq!(escape("a\nb\u{1b}[31m"), r#""a\nb\u{1b}[31m""#);
+        assert_eq!(one_line("bad 'x\ny'"), r"bad 'x\ny'");
+        assert_eq!(one_line("plain"), "plain");
+        assert!(escape(&"z".repeat(500)).ends_with("\"…"));
+    }
+}
