@@ -71,7 +71,12 @@ pub fn check_output(format: Format, output: &Path) -> Result<()> {
                 if format == Format::Png { "png" } else { "svg" }
             )));
         }
-        return std::fs::create_dir_all(output).input_err(format!("-o {}", output.display()));
+        // Created only once there is something to write into it.
+        return if output.is_dir() {
+            Ok(())
+        } else {
+            crate::commands::run::check_writable_parent(output, "-o")
+        };
     }
     if output.is_dir() {
         return Err(Error::input(format!(
@@ -129,6 +134,8 @@ pub fn write(req: &Request<'_>) -> Result<Written> {
             written.files.push(req.output.to_path_buf());
         }
         _ => {
+            std::fs::create_dir_all(req.output)
+                .input_err(format!("-o {}", req.output.display()))?;
             for f in &figures {
                 let (ext, bytes) = if req.format == Format::Png {
                     ("png", raster::png(&f.svg)?)

@@ -5,8 +5,10 @@ pub mod aggregate;
 pub mod dataset;
 pub mod export;
 pub mod filter;
+pub mod guard;
 pub mod metrics;
 pub mod repeats;
+pub mod spool;
 pub mod stats;
 pub mod store;
 pub mod suites;
@@ -39,6 +41,41 @@ pub fn record(
 /// [`record`], and `also` writes more rows in the run's transaction before it commits (a
 /// study records the run's cell this way, so the two are stored together or not at all).
 pub fn record_with(
+    out: &RunOutput,
+    store: &mut Store,
+    raw_csv: Option<&Path>,
+    keep_samples: bool,
+    also: impl FnOnce(&store::RunWriter<'_>) -> Result<()>,
+) -> Result<RunSummary> {
+    write_run(out, store, raw_csv, keep_samples, also)
+        .map_err(|e| keep_in_spool(out, store.path(), raw_csv, keep_samples, e))
+}
+
+/// The store could not take a finished run: write it to a spool file beside the store instead,
+/// and say where and how to bring it in. The result is still a failure (exit status 1).
+fn keep_in_spool(
+    out: &RunOutput,
+    store_path: &Path,
+    raw_csv: Option<&Path>,
+    keep_samples: bool,
+    e: crate::error::Error,
+) -> crate::error::Error {
+    let path = spool::path_for(store_path);
+    let kept = spool::create(&path)
+        .and_then(|mut s| write_run(out, &mut s, raw_csv, keep_samples, |_| Ok(())));
+    let p = path.display();
+    match kept {
+        Ok(_) => crate::error::Error::failed(format!(
+            "{e}; the finished run was kept in {p}: bring it into the store with `pocketbench results import {p} --results {}`",
+            store_path.display()
+        )),
+        Err(e2) => crate::error::Error::failed(format!(
+            "{e}; keeping the run in a spool file failed too: {e2}"
+        )),
+    }
+}
+
+fn write_run(
     out: &RunOutput,
     store: &mut Store,
     raw_csv: Option<&Path>,
@@ -89,6 +126,13 @@ pub fn record_with(
         c.finish()?;
     }
     Ok(summary)
+}
+
+/// Bytes a run of `ops` operations adds to the store, over-estimated (a stored sample row
+/// takes about 100 bytes with its index entry).
+pub fn result_bytes_estimate(ops: u64, keep_samples: bool) -> u64 {
+    let per_op = if keep_samples { 160 } else { 0 };
+    ops.saturating_mul(per_op).saturating_add(1 << 20)
 }
 
 /// Iterate the samples of a spool file.

@@ -2,13 +2,13 @@
 //! and its per-operation samples. A run is written in one transaction, so the store never holds
 //! half a run: either the summary and all its samples are there, or nothing is.
 
+use super::guard::{self, Access};
 use super::summary::RunSummary;
 use crate::error::{Error, Result, ResultExt};
 use crate::run::sample::OpSample;
 use rusqlite::{params, Connection, Transaction};
-use std::path::{Path, PathBuf};
 
-const SCHEMA_VERSION: i64 = 1;
+use std::path::{Path, PathBuf};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,46 +85,68 @@ pub struct RunRow {
 }
 
 impl Store {
-    /// Open (creating if needed) the store at `path`. An unusable path is a bad-input error
-    /// naming `--results`.
+    /// Open (creating if needed) the store at `path` for writing, after the checks of
+    /// [`guard::open`]: an unusable, foreign, newer or corrupt store is a bad-input error
+    /// naming `--results`, found before anything is measured.
     pub fn open(path: &Path) -> Result<Self> {
-        let bad = |e: &dyn std::fmt::Display| {
-            Error::input(format!(
-                "--results {}: cannot open results store: {e}",
-                path.display()
-            ))
-        };
-        let conn = Connection::open(path).map_err(|e| bad(&e))?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(|e| bad(&e))?;
-        conn.execute_batch(SCHEMA).map_err(|e| bad(&e))?;
-        conn.execute_batch(STUDY_SCHEMA).map_err(|e| bad(&e))?;
-        let version: Option<String> = conn
-            .query_row(
-                "SELECT value FROM meta WHERE key = 'schema_version'",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
-        match version.as_deref() {
-            None => {
-                conn.execute(
-                    "INSERT INTO meta VALUES ('schema_version', ?1)",
-                    [SCHEMA_VERSION.to_string()],
-                )
-                .map_err(|e| bad(&e))?;
-            }
-            Some(v) if v == SCHEMA_VERSION.to_string() => {}
-            Some(v) => {
-                return Err(bad(&format!(
-                    "schema version {v} is not supported (expected {SCHEMA_VERSION})"
-                )))
-            }
+        let (conn, needs_schema) = guard::open(path, Access::Write)?;
+        if needs_schema {
+            let tx = guard::begin_write(&conn)?;
+            let created = (|| -> rusqlite::Result<()> {
+                tx.execute_batch(SCHEMA)?;
+                tx.execute_batch(STUDY_SCHEMA)?;
+                tx.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?1)",
+                    [guard::SCHEMA_VERSION.to_string()],
+                )?;
+                tx.execute_batch(&format!(
+                    "PRAGMA application_id = {}; PRAGMA user_version = {};",
+                    guard::APPLICATION_ID,
+                    guard::SCHEMA_VERSION
+                ))
+            })();
+            created
+                .and_then(|()| tx.commit())
+                .map_err(|e| {
+                    Error::input(format!(
+                        "--results {}: cannot create the results store: {e}",
+                        path.display()
+                    ))
+                })?;
         }
         Ok(Store {
             conn,
             path: path.to_path_buf(),
         })
+    }
+
+    /// Open an existing store for reading: nothing is created or changed, and a writer in
+    /// another process never blocks it (WAL).
+    pub fn open_read(path: &Path) -> Result<Self> {
+        let (conn, needs_schema) = guard::open(path, Access::Read)?;
+        let has_runs: bool = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .unwrap_or(false);
+        if needs_schema && !has_runs {
+            return Err(Error::input(format!(
+                "--results {}: empty file, not a results store",
+                path.display()
+            )));
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Refuse before measuring when the store's file system cannot hold `bytes` more.
+    pub fn check_room(&self, bytes: u64) -> Result<()> {
+        guard::check_room(&self.path, bytes)
     }
 
     pub fn path(&self) -> &Path {
@@ -143,7 +165,7 @@ impl Store {
 
     /// Begin writing one run. Nothing is visible until [`RunWriter::commit`].
     pub fn begin_run(&mut self) -> Result<RunWriter<'_>> {
-        let tx = self.conn.transaction().run_err("results store: BEGIN")?;
+        let tx = guard::begin_write(&self.conn)?;
         tx.execute(
             "INSERT INTO runs (created_at, workload, engine, ops, errors, summary) VALUES ('', '', '', 0, 0, '{}')",
             [],

@@ -21,7 +21,13 @@ CREATE TABLE IF NOT EXISTS suite_series (
 ) WITHOUT ROWID;
 ";
 
-/// Store one suite run; returns its id.
+/// Create the suite tables if the store has none yet.
+pub fn ensure_tables(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(SCHEMA)
+}
+
+/// Store one suite run; returns its id. When the store cannot take it, the run is kept in a
+/// spool file beside the store (see [`super::spool`]) and the error says where.
 pub fn save(
     store: &mut Store,
     suite: &str,
@@ -29,10 +35,31 @@ pub fn save(
     summary: &serde_json::Value,
     series: &[(String, Vec<u64>)],
 ) -> Result<i64> {
+    save_in(store, suite, created_at, summary, series).map_err(|e| {
+        let path = super::spool::path_for(store.path());
+        let kept = super::spool::create(&path)
+            .and_then(|mut s| save_in(&mut s, suite, created_at, summary, series));
+        let p = path.display();
+        match kept {
+            Ok(_) => Error::failed(format!(
+                "{e}; the finished {suite} run was kept in {p}: bring it into the store with `pocketbench results import {p} --results {}`",
+                store.path().display()
+            )),
+            Err(e2) => Error::failed(format!("{e}; keeping the run in a spool file failed too: {e2}")),
+        }
+    })
+}
+
+fn save_in(
+    store: &mut Store,
+    suite: &str,
+    created_at: &str,
+    summary: &serde_json::Value,
+    series: &[(String, Vec<u64>)],
+) -> Result<i64> {
     let conn = store.conn_mut();
-    conn.execute_batch(SCHEMA)
-        .run_err("results store: suite tables")?;
-    let tx = conn.transaction().run_err("results store: BEGIN")?;
+    let tx = super::guard::begin_write(conn)?;
+    ensure_tables(&tx).run_err("results store: suite tables")?;
     let json = serde_json::to_string(summary).run_err("results store: summary")?;
     tx.execute(
         "INSERT INTO suite_runs (suite, created_at, summary) VALUES (?1, ?2, ?3)",
@@ -58,8 +85,9 @@ pub fn save(
 pub fn load(store: &mut Store, suite: &str, id: Option<i64>) -> Result<(i64, serde_json::Value)> {
     let path = store.path().display().to_string();
     let conn = store.conn_mut();
-    conn.execute_batch(SCHEMA)
-        .run_err("results store: suite tables")?;
+    if !has_suite_tables(conn) {
+        return Err(Error::input(format!("--show: no {suite} run in {path}")));
+    }
     let row: Option<(i64, String)> = match id {
         Some(id) => conn
             .query_row(
@@ -85,6 +113,15 @@ pub fn load(store: &mut Store, suite: &str, id: Option<i64>) -> Result<(i64, ser
     })?;
     let v = serde_json::from_str(&text).run_err(format!("results store: {suite} run {id}"))?;
     Ok((id, v))
+}
+
+fn has_suite_tables(conn: &rusqlite::Connection) -> bool {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'suite_runs'",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .is_ok_and(|n| n > 0)
 }
 
 /// Series `name` of run `id` (empty if absent).

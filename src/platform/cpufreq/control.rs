@@ -235,6 +235,15 @@ pub fn apply(req: &GovernorRequest, cf: &Cpufreq, sysfs_root: &Path) -> Result<C
 
 /// Check that every policy of `cf` can take `req` (no writing): an input error otherwise.
 pub fn check(req: &GovernorRequest, cf: &Cpufreq) -> Result<()> {
+    if let (true, GovernorRequest::Named(g)) = (cf.policies.is_empty(), req) {
+        if !super::request::KNOWN_GOVERNORS.contains(&g.as_str()) {
+            return Err(Error::input(format!(
+                "--governor {}: not a governor Linux or Android ships ({}), and this device has no cpufreq to offer others",
+                crate::limits::escape(g),
+                super::request::KNOWN_GOVERNORS.join(", ")
+            )));
+        }
+    }
     cf.policies
         .iter()
         .try_for_each(|p| plan(req, p).map(|_| ()))

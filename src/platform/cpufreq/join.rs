@@ -75,16 +75,10 @@ pub fn open(path: Option<&std::path::Path>) -> Option<OpFrequency> {
     Timeline::read(path?).ok().map(OpFrequency::new)
 }
 
-/// Store the timeline of run `run_id` (times relative to `t0_ns`) in the results store, inside
-/// the run's transaction.
-pub fn store(
-    conn: &rusqlite::Connection,
-    run_id: i64,
-    t0_ns: u64,
-    tl: &Timeline,
-) -> rusqlite::Result<()> {
+/// Create the `frequency_samples` table if the store has none yet.
+pub fn ensure_table(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS frequency_samples (
+"CREATE TABLE IF NOT EXISTS frequency_samples (
             run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
             t_ns INTEGER NOT NULL,
             policy TEXT NOT NULL,
@@ -93,6 +87,18 @@ pub fn store(
         );
         CREATE INDEX IF NOT EXISTS frequency_samples_run ON frequency_samples(run_id, t_ns);",
     )?;
+    Ok(())
+}
+
+/// Store the timeline of run `run_id` (times relative to `t0_ns`) in the results store, inside
+/// the run's transaction.
+pub fn store(
+    conn: &rusqlite::Connection,
+    run_id: i64,
+    t0_ns: u64,
+    tl: &Timeline,
+) -> rusqlite::Result<()> {
+    ensure_table(conn)?;
     let mut stmt = conn.prepare_cached("INSERT INTO frequency_samples VALUES (?1,?2,?3,?4,?5)")?;
     for s in &tl.samples {
         let t = s.t_ns as i64 - t0_ns as i64;

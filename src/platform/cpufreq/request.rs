@@ -7,6 +7,21 @@
 use super::Policy;
 use serde::{Deserialize, Serialize};
 
+/// Governors mainline Linux and common Android kernels ship. Where cpufreq exists, the names a
+/// policy offers are what counts; where it does not, a name outside this list is refused as a
+/// typo rather than recorded as "observed".
+pub const KNOWN_GOVERNORS: [&str; 9] = [
+    "performance",
+    "powersave",
+    "userspace",
+    "ondemand",
+    "conservative",
+    "schedutil",
+    "interactive",
+    "sched",
+    "walt",
+];
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum GovernorRequest {
     /// A governor by name, left to choose frequencies itself.

@@ -1,0 +1,187 @@
+//! Keeping a finished measurement when the results store cannot take it: the run is written
+//! instead to a spool file next to the store (a results store of its own, marked as a spool),
+//! and `pocketbench results import` brings spooled runs (or any other store's runs) into a
+//! store later, renumbered, in one transaction.
+
+use super::store::Store;
+use crate::error::{Error, Result, ResultExt};
+use rusqlite::params;
+use std::path::{Path, PathBuf};
+
+/// Where a run that `store` could not take is spooled: beside it, named after it, the time
+/// and this process; the temporary directory when the store's directory is not writable.
+pub fn path_for(store: &Path) -> PathBuf {
+    let name = store
+        .file_name()
+        .map_or_else(|| "pocketbench.db".into(), |n| n.to_string_lossy().into_owned());
+    let stamp = format!(
+        "{name}.spool-{}-{}.db",
+        crate::platform::clock::utc_now().replace([':', '-'], ""),
+        std::process::id()
+    );
+    let dir = store
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if crate::limits::free_bytes(dir).is_some() && is_writable_dir(dir) {
+        dir.join(stamp)
+    } else {
+        std::env::temp_dir().join(stamp)
+    }
+}
+
+fn is_writable_dir(dir: &Path) -> bool {
+    tempfile::tempfile_in(dir).is_ok()
+}
+
+/// Open a new spool store at `path`, marked so that `import` removes it once imported.
+pub fn create(path: &Path) -> Result<Store> {
+    let store = Store::open(path)?;
+    store
+        .conn()
+        .execute("INSERT OR REPLACE INTO meta VALUES ('spool', '1')", [])
+        .run_err(format!("spool {}", path.display()))?;
+    Ok(store)
+}
+
+/// What `import` brought in.
+#[derive(Debug, serde::Serialize)]
+pub struct Imported {
+    pub file: PathBuf,
+    /// (id in the file, new id in the store) of each run.
+    pub runs: Vec<(i64, i64)>,
+    pub suite_runs: Vec<(i64, i64)>,
+    /// The file was a spool and has been removed.
+    pub removed: bool,
+}
+
+/// Copy every run of the store at `from` into `into`: runs with their samples and frequency
+/// samples, and suite runs with their series, under new ids, all in one transaction. A spool
+/// file is removed afterwards. A file without runs is an error.
+pub fn import(into: &mut Store, from: &Path) -> Result<Imported> {
+    if into.path() == from {
+        return Err(Error::input(format!(
+            "results import {}: that is the store itself",
+            from.display()
+        )));
+    }
+    let source = Store::open_read(from).map_err(|e| {
+        Error::input(format!(
+            "results import {}: {}",
+            from.display(),
+            e.to_string().trim_start_matches(&format!("--results {}: ", from.display()))
+        ))
+    })?;
+    let is_spool = source
+        .conn()
+        .query_row("SELECT value FROM meta WHERE key = 'spool'", [], |r| {
+            r.get::<_, String>(0)
+        })
+        .is_ok();
+    drop(source);
+    let what = format!("results import {}", from.display());
+    let tx = super::guard::begin_write(into.conn())?;
+    let file = from.to_str().ok_or_else(|| {
+        Error::input(format!("{what}: the path is not UTF-8"))
+    })?;
+    tx.execute("ATTACH DATABASE ?1 AS src", [file])
+        .input_err(&what)?;
+    let copied = copy_all(&tx).run_err(&what);
+    let detach = tx.execute("DETACH DATABASE src", []);
+    let (runs, suite_runs) = copied?;
+    detach.run_err(&what)?;
+    if runs.is_empty() && suite_runs.is_empty() {
+        return Err(Error::input(format!("{what}: no runs in that file")));
+    }
+    tx.commit().run_err(&what)?;
+    let removed = is_spool && remove_store_files(from);
+    Ok(Imported {
+        file: from.to_path_buf(),
+        runs,
+        suite_runs,
+        removed,
+    })
+}
+
+fn has_table(tx: &rusqlite::Transaction<'_>, name: &str) -> rusqlite::Result<bool> {
+    tx.query_row(
+        "SELECT count(*) FROM src.sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
+
+type IdMap = Vec<(i64, i64)>;
+
+fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(IdMap, IdMap)> {
+    let mut runs = Vec::new();
+    let old_ids: Vec<i64> = tx
+        .prepare("SELECT id FROM src.runs ORDER BY id")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let freq = has_table(tx, "frequency_samples")?;
+    if freq {
+        crate::platform::cpufreq::join::ensure_table(tx)?;
+    }
+    for old in old_ids {
+        tx.execute(
+            "INSERT INTO runs (created_at, workload, engine, ops, errors, summary)
+             SELECT created_at, workload, engine, ops, errors, summary FROM src.runs WHERE id = ?1",
+            [old],
+        )?;
+        let new = tx.last_insert_rowid();
+        // The summary carries its own id.
+        tx.execute(
+            "UPDATE runs SET summary = json_set(summary, '$.id', ?1) WHERE id = ?1",
+            [new],
+        )?;
+        tx.execute(
+            "INSERT INTO op_samples SELECT ?2, seq, kind, ok, key, intended_ns, start_ns, end_ns,
+               cpu_ns, sleep_requested_ns, sleep_actual_ns, io_reads, io_read_bytes, io_writes,
+               io_write_bytes, io_syncs, io_blocked_ns FROM src.op_samples WHERE run_id = ?1",
+            params![old, new],
+        )?;
+        if freq {
+            tx.execute(
+                "INSERT INTO frequency_samples (run_id, t_ns, policy, khz, replay_cpu)
+                 SELECT ?2, t_ns, policy, khz, replay_cpu FROM src.frequency_samples WHERE run_id = ?1",
+                params![old, new],
+            )?;
+        }
+        runs.push((old, new));
+    }
+    let mut suite_runs = Vec::new();
+    if has_table(tx, "suite_runs")? {
+        super::suites::ensure_tables(tx)?;
+        let old_ids: Vec<i64> = tx
+            .prepare("SELECT id FROM src.suite_runs ORDER BY id")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        for old in old_ids {
+            tx.execute(
+                "INSERT INTO suite_runs (suite, created_at, summary)
+                 SELECT suite, created_at, summary FROM src.suite_runs WHERE id = ?1",
+                [old],
+            )?;
+            let new = tx.last_insert_rowid();
+            tx.execute(
+                "INSERT INTO suite_series SELECT ?2, name, data FROM src.suite_series WHERE run_id = ?1",
+                params![old, new],
+            )?;
+            suite_runs.push((old, new));
+        }
+    }
+    Ok((runs, suite_runs))
+}
+
+/// Remove a store file and its WAL and shared-memory files; true when the store is gone.
+fn remove_store_files(path: &Path) -> bool {
+    let gone = std::fs::remove_file(path).is_ok();
+    for ext in ["-wal", "-shm", "-journal"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(ext);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+    gone
+}
