@@ -11,6 +11,11 @@ fn main() {
     // SAFETY: restoring the default disposition of SIGPIPE before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Replay { .. }) {
+        // Ctrl-C and SIGTERM remove temporary files and restore what was changed (the replay
+        // child is stopped by its parent and keeps the default dispositions).
+        platform::cpufreq::restore::install_signal_handling();
+    }
     if let Err(e) = commands::platform::set_sysfs_root(cli.sysfs_root.as_deref()) {
         eprintln!("pocketbench: error: {}", limits::one_line(&e.to_string()));
         std::process::exit(e.exit_code());

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 pub struct AtomicFile {
     out: BufWriter<File>,
+    /// Removes the partial file if a signal ends the process first.
+    _cleanup: super::cleanup::Guard,
     temp: PathBuf,
     path: PathBuf,
 }
@@ -22,6 +24,7 @@ impl AtomicFile {
         let temp = path.with_file_name(name);
         let file = File::create(&temp)?;
         Ok(AtomicFile {
+            _cleanup: super::cleanup::Guard::new(&temp),
             out: BufWriter::with_capacity(256 * 1024, file),
             temp,
             path: path.to_path_buf(),

@@ -7,6 +7,7 @@
 pub mod atomic_file;
 pub mod background;
 pub mod cache;
+pub mod cleanup;
 pub mod clock;
 pub mod cpufreq;
 pub mod diagnose;

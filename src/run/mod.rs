@@ -84,7 +84,7 @@ pub struct RunOutput {
 
 /// The run's working directory: a temporary one (removed on drop) or the user's `--dir`.
 pub enum Workdir {
-    Temp(tempfile::TempDir),
+    Temp(crate::platform::cleanup::TempDir),
     Kept(PathBuf),
 }
 
@@ -117,9 +117,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
             Workdir::Kept(d.clone())
         }
         None => Workdir::Temp(
-            tempfile::Builder::new()
-                .prefix("pocketbench-")
-                .tempdir()
+            crate::platform::cleanup::TempDir::new("pocketbench-", None)
                 .run_err("creating a temporary directory")?,
         ),
     };

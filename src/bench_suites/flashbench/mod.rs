@@ -113,9 +113,7 @@ pub fn run(
     s: &Settings,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<(FlashbenchRun, Series)> {
-    let work = tempfile::Builder::new()
-        .prefix("pocketbench-flashbench-")
-        .tempdir_in(&s.dir)
+    let work = crate::platform::cleanup::TempDir::new("pocketbench-flashbench-", Some(&s.dir))
         .input_err(format!("--dir {}", s.dir.display()))?;
     let device = Device::new(&s.model);
     let total = s.requests.len() * s.record_sizes.len() * s.counts.len();

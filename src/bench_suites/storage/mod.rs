@@ -155,9 +155,7 @@ pub struct StorageRun {
 
 /// Run every selected part in a private directory inside `s.dir`.
 pub fn run(s: &Settings, progress: &mut dyn FnMut(&str)) -> Result<StorageRun> {
-    let work = tempfile::Builder::new()
-        .prefix("pocketbench-storage-")
-        .tempdir_in(&s.dir)
+    let work = crate::platform::cleanup::TempDir::new("pocketbench-storage-", Some(&s.dir))
         .run_err(format!("creating a directory in {}", s.dir.display()))?;
     let dir = work.path();
     let mut files = Vec::new();

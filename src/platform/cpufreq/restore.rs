@@ -285,6 +285,7 @@ fn on_signal(sig: libc::c_int) {
         unsafe { libc::kill(if group { -pid } else { pid }, libc::SIGTERM) };
     }
     let (restored, errors) = restore_all();
+    crate::platform::cleanup::remove_all();
     let name = match sig {
         libc::SIGINT => "SIGINT",
         libc::SIGTERM => "SIGTERM",
