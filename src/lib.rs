@@ -10,6 +10,7 @@ pub mod commands;
 pub mod engine;
 pub mod error;
 pub mod flash;
+pub mod fuzzing;
 pub mod limits;
 pub mod platform;
 pub mod report;

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Fuzz every input parser with libFuzzer (cargo fuzz, nightly Rust) for SECONDS each, starting
+# from the seed corpora in fuzz/seeds/, and print executions, crashes, hangs and out-of-memory
+# inputs per target. An input that crashed or hung is left in fuzz/artifacts/TARGET/; copy it
+# to fuzz/regressions/TARGET/ once fixed, so tests/fuzz_regressions.rs replays it forever.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      default: 30 s, every target
+#
+# Exit status: 0 when no target found anything, 1 otherwise, 2 when nightly is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-30}
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(trace_reader flash_trace spec_toml spec_json spec_properties sql_splitter meter_csv)
+fi
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+    echo "fuzz.sh: nightly Rust is needed (rustup toolchain install nightly)" >&2
+    exit 2
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked --quiet
+fi
+
+(cd fuzz && cargo +nightly fuzz build >/dev/null)
+
+found=0
+printf '%-16s %12s %8s %6s %6s\n' target executions crashes hangs ooms
+for t in "${targets[@]}"; do
+    corpus=fuzz/corpus/$t
+    artifacts=fuzz/artifacts/$t
+    mkdir -p "$corpus" "$artifacts"
+    cp -n fuzz/seeds/"$t"/* "$corpus"/ 2>/dev/null || true
+    log=$(mktemp)
+    # -timeout: an input taking longer is a hang; -rss_limit_mb: one using more is a leak or
+    # an unbounded allocation. -fork keeps going after the first finding.
+    cargo +nightly fuzz run "$t" "$corpus" -- \
+        -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+        -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || true
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    crashes=$(find "$artifacts" -name 'crash-*' | wc -l)
+    hangs=$(find "$artifacts" -name 'timeout-*' -o -name 'slow-unit-*' | wc -l)
+    ooms=$(find "$artifacts" -name 'oom-*' | wc -l)
+    printf '%-16s %12s %8s %6s %6s\n' "$t" "${execs:-?}" "$crashes" "$hangs" "$ooms"
+    if [ "$crashes$hangs$ooms" != "000" ]; then
+        found=1
+        grep -m3 -E 'panicked|ERROR: libFuzzer|SUMMARY' "$log" | sed "s/^/    $t: /" || true
+    fi
+    rm -f "$log"
+done
+exit $found

@@ -1,0 +1,114 @@
+//! The entry points of the fuzz targets (`fuzz/`, run with `cargo fuzz` on nightly) and of the
+//! deterministic regression test that replays their seed corpora and every input that once
+//! crashed or hung (`tests/fuzz_regressions.rs`). Each takes arbitrary bytes and drives one
+//! input parser the way a command would, as far as its first operations; the only failure is
+//! a panic, an abort or a hang — every `Err` is a correct refusal.
+
+use std::io::Write;
+
+/// How many operations of each phase a workload target draws: enough to exercise every
+/// generator, few enough that a legal but huge workload is not a hang.
+const OPS_DRAWN: usize = 2_000;
+
+fn temp_file(suffix: &str, data: &[u8]) -> Option<tempfile::NamedTempFile> {
+    let mut f = tempfile::Builder::new()
+        .prefix("pocketbench-fuzz-")
+        .suffix(suffix)
+        .tempfile()
+        .ok()?;
+    f.write_all(data).ok()?;
+    Some(f)
+}
+
+/// A trace file: open, check its header, and read every record.
+pub fn trace_reader(data: &[u8]) {
+    let Some(f) = temp_file(".pbt", data) else {
+        return;
+    };
+    if let Ok(reader) = crate::workload::trace::TraceReader::open(f.path()) {
+        for item in reader {
+            if item.is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// A flash I/O trace: decode it and replay it on the smallest preset device.
+pub fn flash_trace(data: &[u8]) {
+    let Ok(trace) = crate::flash::trace::decode(data) else {
+        return;
+    };
+    if let Ok(cfg) = crate::flash::config::ModelConfig::preset("slc-2k") {
+        let _ = crate::flash::replay(&cfg, &trace.records, "--flash-model", |_, _| {});
+    }
+}
+
+/// A workload file of the given extension: resolve it (parse, check, build the generators)
+/// and draw its first operations.
+fn workload_file(suffix: &str, data: &[u8]) {
+    let Some(f) = temp_file(suffix, data) else {
+        return;
+    };
+    let Some(spec) = f.path().to_str() else {
+        return;
+    };
+    let overrides = crate::workload::Overrides::default();
+    if let Ok(w) = crate::workload::resolve::resolve(spec, &overrides, 1) {
+        w.load.take(OPS_DRAWN).for_each(drop);
+        w.run.take(OPS_DRAWN).for_each(drop);
+    }
+}
+
+/// A TOML workload spec.
+pub fn spec_toml(data: &[u8]) {
+    workload_file(".toml", data);
+}
+
+/// A PocketData JSON recording.
+pub fn spec_json(data: &[u8]) {
+    workload_file(".json", data);
+}
+
+/// A YCSB `.properties` file.
+pub fn spec_properties(data: &[u8]) {
+    workload_file(".properties", data);
+}
+
+/// SQL text as a workload's statement holds it, split and run on an in-memory database.
+pub fn sql_splitter(data: &[u8]) {
+    if let Ok(sql) = std::str::from_utf8(data) {
+        let _ = crate::engine::sqlite::session::exec_in_memory(sql);
+    }
+}
+
+/// An energy meter's CSV, placed on a run's clock.
+pub fn meter_csv(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let align = crate::platform::energy::meter::Alignment {
+            meter_start_unix_ns: Some(1_700_000_000_000_000_000),
+            offset_ns: 0,
+            fixed_voltage: Some(3.8),
+        };
+        if let Ok(trace) = crate::platform::energy::meter::parse(text, "meter.csv", &align) {
+            let w = crate::platform::energy::Window {
+                start_mono_ns: 0,
+                end_mono_ns: 1_000_000_000,
+                start_unix_ns: 1_700_000_000_000_000_000,
+                end_unix_ns: 1_700_000_001_000_000_000,
+            };
+            let _ = trace.energy_uj(&w);
+        }
+    }
+}
+
+/// Every target by name, as the fuzz script and the regression test name them.
+pub const TARGETS: [(&str, fn(&[u8])); 7] = [
+    ("trace_reader", trace_reader),
+    ("flash_trace", flash_trace),
+    ("spec_toml", spec_toml),
+    ("spec_json", spec_json),
+    ("spec_properties", spec_properties),
+    ("sql_splitter", sql_splitter),
+    ("meter_csv", meter_csv),
+];
