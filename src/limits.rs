@@ -260,6 +260,17 @@ mod tests {
     }
 
     #[test]
+    fn a_file_system_too_small_is_refused_with_both_sizes() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(check_free_space(dir.path(), 1, "one byte").is_ok());
+        let e = check_free_space(dir.path(), u64::MAX / 2, "the trace x.pbt")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("the trace x.pbt needs about 8589934592.0 GiB but "), "{e}");
+        assert!(e.contains(" free"), "{e}");
+    }
+
+    #[test]
     fn messages_stay_on_one_line() {
         assert_eq!(escape("a\nb\u{1b}[31m"), r#""a\nb\u{1b}[31m""#);
         assert_eq!(one_line("bad 'x\ny'"), r"bad 'x\ny'");

@@ -40,7 +40,7 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
         return dry_run(&plan, &opts, args.json);
     }
     let outcome = runner::run(&plan, &opts)?;
-    let store = Store::open(&outcome.results)?;
+    let store = Store::open_read(&outcome.results)?;
     let study = outcome.study.as_ref().map(|s| s.id).unwrap_or_default();
     let filter = Filter::parse(&format!("study={study}"), "--filter")?;
     let data = Dataset::load(&store, &filter)?;
@@ -53,10 +53,11 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
     } else {
         print!("{}", summary_table::text(&data, plan.confidence));
         println!(
-            "study #{study} in {}: {} runs stored now, {} before, {} of {} in all{}",
+            "study #{study} in {}: {} runs stored now, {} before, {} left to another process, {} of {} in all{}",
             outcome.results.display(),
             outcome.stored,
             outcome.already_done,
+            outcome.elsewhere,
             outcome.already_done + outcome.stored,
             outcome.runs_total,
             if outcome.failed.is_empty() {
@@ -102,12 +103,42 @@ fn dry_run(plan: &Plan, opts: &MatrixOptions, json: bool) -> Result<i32> {
         plan.repeats,
         results.display()
     );
+    if opts.resume {
+        return resume_dry_run(plan, &cells, opts);
+    }
     for c in &cells {
         println!(
             "  {:>3}  {}  →  run {}",
             c.index + 1,
             c.name(),
             c.args.join(" ")
+        );
+    }
+    Ok(0)
+}
+
+/// `--resume --dry-run`: only the runs a resume would make.
+fn resume_dry_run(plan: &Plan, cells: &[cells::Cell], opts: &MatrixOptions) -> Result<i32> {
+    let Some((study, todo)) = runner::pending(plan, cells, opts)? else {
+        println!("--resume: no earlier study of this plan in the store; every run would run");
+        return Ok(0);
+    };
+    let total = cells.len() * plan.repeats as usize;
+    println!(
+        "--resume: study #{} holds {} of {total} runs; {} would run:",
+        study.id,
+        total - todo.len(),
+        todo.len()
+    );
+    for (c, r) in todo {
+        let cell = &cells[c];
+        println!(
+            "  {:>3}  repeat {}/{}  {}  →  run {}",
+            cell.index + 1,
+            r + 1,
+            plan.repeats,
+            cell.name(),
+            cell.args.join(" ")
         );
     }
     Ok(0)

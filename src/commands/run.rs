@@ -89,6 +89,12 @@ fn flash_request(args: &RunArgs) -> Result<FlashRequest> {
 
 /// A file we will create later must have an existing directory to go in.
 pub fn check_writable_parent(path: &std::path::Path, flag: &str) -> Result<()> {
+    if path.is_dir() {
+        return Err(Error::input(format!(
+            "{flag} {}: is a directory, not a file",
+            path.display()
+        )));
+    }
     let parent = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -279,3 +279,25 @@ fn sqlite_io_is_captured_only_while_enabled() {
     engine.execute(&req).unwrap_err();
     assert!(capture::take().is_empty(), "nothing captured once stopped");
 }
+
+#[test]
+fn records_beyond_the_device_are_refused_not_allocated() {
+    // A checksummed trace whose write lies near 2^62: decoding accepts it (the file is whole),
+    // replay refuses it by the device's capacity instead of growing a page map to 2^50 entries
+    // or walking 2^50 pages.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("far.pbft");
+    let far = IoRecord::untimed(FileKind::Main, IoOp::Write, 1 << 62, 1 << 40);
+    let mut w = TraceWriter::create(&path, &TraceInfo::default()).unwrap();
+    w.write(&[far]).unwrap();
+    w.finish().unwrap();
+    let t = trace::read(&path).unwrap();
+    let cfg = crate::flash::config::ModelConfig::preset("slc-2k").unwrap();
+    let e = crate::flash::replay(&cfg, &t.records, "--flash-model", |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("lies beyond the modelled device's 67108864 bytes"), "{e}");
+    // Offset plus length overflowing u64 is refused the same way.
+    let wrap = IoRecord::untimed(FileKind::Main, IoOp::Read, u64::MAX, 2);
+    assert!(crate::flash::replay(&cfg, &[wrap], "--flash-model", |_, _| {}).is_err());
+}

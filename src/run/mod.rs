@@ -125,6 +125,12 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
         WorkloadChoice::Trace(path) => (path.clone(), req.delay.clone()),
         WorkloadChoice::Spec { spec, overrides } => {
             let workload = resolve::resolve(spec, overrides, req.seed)?;
+            crate::limits::check_free_space(
+                workdir.path(),
+                crate::limits::database_bytes_estimate(&workload.info)
+                    .saturating_add(crate::limits::trace_bytes_estimate(&workload.info, 512)),
+                "the trace and the loaded database",
+            )?;
             let delay = match &req.delay {
                 Some(d) => d.clone(),
                 None => default_delay(&workload.info)?,

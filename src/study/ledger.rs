@@ -114,3 +114,83 @@ fn labels_json(cell: &Cell) -> serde_json::Value {
             .collect(),
     )
 }
+
+/// Claims on (cell, repeat) pairs being run right now, so that several `matrix --resume`
+/// processes on one store share the missing runs instead of all running all of them.
+const CLAIMS: &str = "CREATE TABLE IF NOT EXISTS matrix_claims (
+    study_id INTEGER NOT NULL,
+    cell_id TEXT NOT NULL,
+    repeat INTEGER NOT NULL,
+    pid INTEGER NOT NULL,
+    boot_id TEXT NOT NULL,
+    claimed_at TEXT NOT NULL,
+    PRIMARY KEY (study_id, cell_id, repeat)
+)";
+
+/// This boot of this machine: a claim made under another boot id cannot still be running.
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Whether the process that made a claim may still be running it.
+fn alive(pid: i64, boot: &str) -> bool {
+    let me = i64::from(std::process::id());
+    // SAFETY: signal 0 only checks that the process exists.
+    boot == boot_id() && pid != me && unsafe { libc::kill(pid as libc::pid_t, 0) } == 0
+}
+
+/// Claim `cell`'s `repeat` in `study` for this process, in one short write transaction.
+/// False when the run is already stored, or claimed by another process that is still alive
+/// (a claim left by a process that died is taken over).
+pub fn claim(store: &Store, study: i64, cell: &Cell, repeat: u32) -> Result<bool> {
+    let tx = crate::results::guard::begin_write(store.conn())?;
+    tx.execute_batch(CLAIMS).run_err("results store: matrix_claims")?;
+    let stored: i64 = tx
+        .query_row(
+            "SELECT count(*) FROM matrix_cells WHERE study_id = ?1 AND cell_id = ?2 AND repeat = ?3",
+            params![study, cell.id, repeat],
+            |r| r.get(0),
+        )
+        .run_err("results store: matrix_cells")?;
+    if stored > 0 {
+        return Ok(false);
+    }
+    let holder: Option<(i64, String)> = tx
+        .query_row(
+            "SELECT pid, boot_id FROM matrix_claims WHERE study_id = ?1 AND cell_id = ?2 AND repeat = ?3",
+            params![study, cell.id, repeat],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .run_err("results store: matrix_claims")?;
+    if holder.is_some_and(|(pid, boot)| alive(pid, &boot)) {
+        return Ok(false);
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO matrix_claims VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            study,
+            cell.id,
+            repeat,
+            i64::from(std::process::id()),
+            boot_id(),
+            crate::platform::clock::utc_now()
+        ],
+    )
+    .run_err("results store: matrix_claims")?;
+    tx.commit().run_err("results store: COMMIT")?;
+    Ok(true)
+}
+
+/// Give up this process's claim on `cell`'s `repeat` (after storing it, or after it failed).
+pub fn release(store: &Store, study: i64, cell: &Cell, repeat: u32) -> Result<()> {
+    let tx = crate::results::guard::begin_write(store.conn())?;
+    tx.execute(
+        "DELETE FROM matrix_claims WHERE study_id = ?1 AND cell_id = ?2 AND repeat = ?3 AND pid = ?4",
+        params![study, cell.id, repeat, i64::from(std::process::id())],
+    )
+    .run_err("results store: matrix_claims")?;
+    tx.commit().run_err("results store: COMMIT")
+}

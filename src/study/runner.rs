@@ -35,6 +35,9 @@ pub struct Outcome {
     /// Runs already stored before this invocation (resume).
     pub already_done: usize,
     pub stored: usize,
+    /// Runs skipped because another process stored or was running them (concurrent
+    /// `--resume` on one store).
+    pub elsewhere: usize,
     /// Runs that failed (not stored; `--resume` retries them).
     pub failed: Vec<String>,
     pub run_ids: Vec<i64>,
@@ -73,6 +76,30 @@ fn check(req: &RunRequest) -> Result<()> {
     crate::engine::check(&req.engine, &req.options, &model)
 }
 
+/// The (cell, repeat) pairs of the plan's latest study in its store that are not stored yet,
+/// in schedule order, with that study; `None` when the store or the study does not exist.
+/// Reads only (what `--resume --dry-run` lists).
+pub fn pending(
+    plan: &Plan,
+    cells: &[Cell],
+    opts: &MatrixOptions,
+) -> Result<Option<(Study, Vec<(usize, u32)>)>> {
+    let results = results_path(plan, opts);
+    if !results.is_file() {
+        return Ok(None);
+    }
+    let store = Store::open_read(&results)?;
+    let Some(study) = ledger::latest(&store, &cells::plan_id(cells))? else {
+        return Ok(None);
+    };
+    let done = ledger::done(&store, study.id)?;
+    let todo = cells::schedule(plan, cells)
+        .into_iter()
+        .filter(|(c, r)| !done.contains(&(cells[*c].id.clone(), *r)))
+        .collect();
+    Ok(Some((study, todo)))
+}
+
 /// Run the plan (or, with `dry_run`, only say what would run).
 pub fn run(plan: &Plan, opts: &MatrixOptions) -> Result<Outcome> {
     let cells = cells::expand(plan)?;
@@ -91,6 +118,7 @@ pub fn run(plan: &Plan, opts: &MatrixOptions) -> Result<Outcome> {
         runs_total: schedule.len(),
         already_done: 0,
         stored: 0,
+        elsewhere: 0,
         failed: Vec::new(),
         run_ids: Vec::new(),
     };
@@ -151,9 +179,19 @@ pub fn run(plan: &Plan, opts: &MatrixOptions) -> Result<Outcome> {
             plan.repeats,
             cell.name()
         );
+        if !ledger::claim(&store, study.id, cell, repeat)? {
+            progress.say(&format!(
+                "skipped: {what}: stored or being run by another process"
+            ));
+            outcome.elsewhere += 1;
+            progress.finish_one();
+            continue;
+        }
         progress.start(&what);
         let (req, keep_samples) = &requests[c];
-        match run_one(req, *keep_samples, &mut store, study.id, cell, repeat) {
+        let result = run_one(req, *keep_samples, &mut store, study.id, cell, repeat);
+        ledger::release(&store, study.id, cell, repeat)?;
+        match result {
             Ok(id) => {
                 outcome.stored += 1;
                 outcome.run_ids.push(id);
