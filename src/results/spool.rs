@@ -80,20 +80,25 @@ pub fn import(into: &mut Store, from: &Path) -> Result<Imported> {
         .is_ok();
     drop(source);
     let what = format!("results import {}", from.display());
-    let tx = super::guard::begin_write(into.conn())?;
-    let file = from.to_str().ok_or_else(|| {
-        Error::input(format!("{what}: the path is not UTF-8"))
-    })?;
-    tx.execute("ATTACH DATABASE ?1 AS src", [file])
+    let file = from
+        .to_str()
+        .ok_or_else(|| Error::input(format!("{what}: the path is not UTF-8")))?;
+    // ATTACH and DETACH must happen outside the transaction.
+    into.conn()
+        .execute("ATTACH DATABASE ?1 AS src", [file])
         .input_err(&what)?;
-    let copied = copy_all(&tx).run_err(&what);
-    let detach = tx.execute("DETACH DATABASE src", []);
+    let copied = (|| {
+        let tx = super::guard::begin_write(into.conn())?;
+        let (runs, suite_runs) = copy_all(&tx).run_err(&what)?;
+        if runs.is_empty() && suite_runs.is_empty() {
+            return Err(Error::input(format!("{what}: no runs in that file")));
+        }
+        tx.commit().run_err(&what)?;
+        Ok((runs, suite_runs))
+    })();
+    let detached = into.conn().execute("DETACH DATABASE src", []);
     let (runs, suite_runs) = copied?;
-    detach.run_err(&what)?;
-    if runs.is_empty() && suite_runs.is_empty() {
-        return Err(Error::input(format!("{what}: no runs in that file")));
-    }
-    tx.commit().run_err(&what)?;
+    detached.run_err(&what)?;
     let removed = is_spool && remove_store_files(from);
     Ok(Imported {
         file: from.to_path_buf(),
