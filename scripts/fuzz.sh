@@ -25,7 +25,12 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked --quiet
 fi
 
-(cd fuzz && cargo +nightly fuzz build >/dev/null)
+build_log=$(mktemp)
+if ! (cd fuzz && cargo +nightly fuzz build) >"$build_log" 2>&1; then
+    cat "$build_log" >&2
+    exit 1
+fi
+rm -f "$build_log"
 
 found=0
 printf '%-16s %12s %8s %6s %6s\n' target executions crashes hangs ooms

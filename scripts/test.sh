@@ -55,6 +55,13 @@ say "lint and tests with every engine (--features all-engines)"
 cargo clippy --all-targets --all-features --locked -- -D warnings
 cargo test --locked --features all-engines
 
+say "fuzz every input parser briefly (scripts/fuzz.sh; longer runs: scripts/fuzz.sh 600)"
+if cargo +nightly --version >/dev/null 2>&1; then
+    scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+else
+    echo "nightly Rust is not installed: the fuzz targets did not run (rustup toolchain install nightly)"
+fi
+
 say "release build and a short run of the main job"
 results_dir=$(mktemp -d)
 trap 'rm -rf "$results_dir"' EXIT
