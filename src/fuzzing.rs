@@ -102,8 +102,11 @@ pub fn meter_csv(data: &[u8]) {
     }
 }
 
+/// A fuzz target's entry point.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, as the fuzz script and the regression test name them.
-pub const TARGETS: [(&str, fn(&[u8])); 7] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),

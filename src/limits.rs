@@ -33,7 +33,8 @@ pub const MAX_METER_CSV_BYTES: u64 = 256 << 20;
 /// path). Too large, unreadable or not UTF-8 is bad input.
 pub fn read_text(path: &Path, what: &str, max: u64) -> Result<String> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| Error::input(format!("{what}: cannot read: {e}")))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| Error::input(format!("{what}: cannot read: {e}")))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     if size > max {
         return Err(Error::input(format!(
@@ -104,7 +105,12 @@ pub fn check_model(m: &KeyValueModel, origin: &str, names: [&str; 2]) -> Result<
             m.field_length
         )));
     }
-    if m.table.is_empty() || !m.table.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    if m.table.is_empty()
+        || !m
+            .table
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
         return Err(Error::input(format!(
             "{}: table name {} must be letters, digits and '_'",
             at("table"),
@@ -242,14 +248,18 @@ mod tests {
             field_length: 1 << 20,
             ..m.clone()
         };
-        let e = check_model(&wide, "x: ", ["fc", "fl"]).unwrap_err().to_string();
+        let e = check_model(&wide, "x: ", ["fc", "fl"])
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("x: fc: 1000 fields of 1048576 bytes"), "{e}");
         let none = KeyValueModel {
             field_count: 0,
             ..m.clone()
         };
         assert_eq!(
-            check_model(&none, "", ["fieldcount", "fl"]).unwrap_err().to_string(),
+            check_model(&none, "", ["fieldcount", "fl"])
+                .unwrap_err()
+                .to_string(),
             "fieldcount: must be at least 1"
         );
         let bad_table = KeyValueModel {
@@ -266,7 +276,10 @@ mod tests {
         let e = check_free_space(dir.path(), u64::MAX / 2, "the trace x.pbt")
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("the trace x.pbt needs about 8589934592.0 GiB but "), "{e}");
+        assert!(
+            e.starts_with("the trace x.pbt needs about 8589934592.0 GiB but "),
+            "{e}"
+        );
         assert!(e.contains(" free"), "{e}");
     }
 

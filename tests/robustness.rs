@@ -13,12 +13,31 @@ use std::path::Path;
 /// Exit 2, nothing on stdout, one line on stderr containing every needle.
 fn refused(out: &Outcome, needles: &[&str]) {
     let args = out.args.join(" ");
-    assert_eq!(out.code, Some(2), "pocketbench {args}\n{}\n{}", out.stdout, out.stderr);
-    assert!(out.stdout.is_empty(), "pocketbench {args}: stdout {}", out.stdout);
+    assert_eq!(
+        out.code,
+        Some(2),
+        "pocketbench {args}\n{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "pocketbench {args}: stdout {}",
+        out.stdout
+    );
     let lines = out.stderr_lines();
-    assert_eq!(lines.len(), 1, "pocketbench {args}: stderr {:?}", out.stderr);
+    assert_eq!(
+        lines.len(),
+        1,
+        "pocketbench {args}: stderr {:?}",
+        out.stderr
+    );
     for n in needles {
-        assert!(lines[0].contains(n), "pocketbench {args}: no {n:?} in {}", lines[0]);
+        assert!(
+            lines[0].contains(n),
+            "pocketbench {args}: no {n:?} in {}",
+            lines[0]
+        );
     }
 }
 
@@ -57,8 +76,15 @@ fn nul_bytes_in_sql_workload_files_are_refused_not_looped_on() {
         r#"{"init": [{"sql": "-- nothing but a comment"}], "benchmark": [{"op": "query", "sql": "SELECT 1; garbage"}]}"#,
     );
     let out = sb.pb([
-        "run", "--workload", arg(&odd), "--delay", "zero", "--results", arg(&sb.results()),
-        "--no-overhead", "--quiet",
+        "run",
+        "--workload",
+        arg(&odd),
+        "--delay",
+        "zero",
+        "--results",
+        arg(&sb.results()),
+        "--no-overhead",
+        "--quiet",
     ]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(out.stderr.contains("syntax error"), "{}", out.stderr);
@@ -68,7 +94,11 @@ fn nul_bytes_in_sql_workload_files_are_refused_not_looped_on() {
 fn workload_files_that_are_not_utf8_are_refused() {
     let sb = Sandbox::new();
     let props = sb.write("bad.properties", b"recordcount=10\n\xff\xfe=1\n");
-    run_refused(&sb, &["--workload", arg(&props)], &["bad.properties", "not UTF-8 text", "offset 15"]);
+    run_refused(
+        &sb,
+        &["--workload", arg(&props)],
+        &["bad.properties", "not UTF-8 text", "offset 15"],
+    );
 }
 
 #[test]
@@ -76,11 +106,26 @@ fn sizes_above_their_limits_are_refused_by_name() {
     let sb = Sandbox::new();
     for (args, needles) in [
         ("--ops 0", vec!["--ops: must be at least 1"]),
-        ("--field-length 4294967295", vec!["--field-length: 4294967295 is above the limit of 1048576"]),
-        ("--records 2147483648", vec!["--records: 2147483648 is above the limit of 100000000"]),
-        ("--ops 1000000001", vec!["--ops", "above the limit of 1000000000"]),
-        ("--field-count 1001", vec!["--field-count", "above the limit of 1000"]),
-        ("--field-count 1000 --field-length 1048576", vec!["field_count", "above the limit of 16777216"]),
+        (
+            "--field-length 4294967295",
+            vec!["--field-length: 4294967295 is above the limit of 1048576"],
+        ),
+        (
+            "--records 2147483648",
+            vec!["--records: 2147483648 is above the limit of 100000000"],
+        ),
+        (
+            "--ops 1000000001",
+            vec!["--ops", "above the limit of 1000000000"],
+        ),
+        (
+            "--field-count 1001",
+            vec!["--field-count", "above the limit of 1000"],
+        ),
+        (
+            "--field-count 1000 --field-length 1048576",
+            vec!["field_count", "above the limit of 16777216"],
+        ),
     ] {
         run_refused(&sb, &words(args), &needles);
     }
@@ -126,16 +171,36 @@ fn edit_header(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
 #[test]
 fn absurd_trace_headers_are_refused_with_the_field_named() {
     let sb = Sandbox::new();
-    let cases: [(&str, fn(&mut serde_json::Value), &str); 4] = [
-        ("fc0.pbt", |h| h["workload"]["model"]["field_count"] = 0.into(), "field_count: must be at least 1"),
-        ("ops.pbt", |h| h["workload"]["run_ops"] = u64::MAX.into(), "run_ops: 18446744073709551615 is above the limit"),
-        ("delay.pbt", |h| h["delay"] = "bogus".into(), "delay: unknown"),
-        ("len.pbt", |h| h["workload"]["model"]["field_length"] = 4294967295u64.into(), "field_length"),
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(&str, Edit, &str); 4] = [
+        (
+            "fc0.pbt",
+            |h| h["workload"]["model"]["field_count"] = 0.into(),
+            "field_count: must be at least 1",
+        ),
+        (
+            "ops.pbt",
+            |h| h["workload"]["run_ops"] = u64::MAX.into(),
+            "run_ops: 18446744073709551615 is above the limit",
+        ),
+        (
+            "delay.pbt",
+            |h| h["delay"] = "bogus".into(),
+            "delay: unknown",
+        ),
+        (
+            "len.pbt",
+            |h| h["workload"]["model"]["field_length"] = 4294967295u64.into(),
+            "field_length",
+        ),
     ];
     for (name, edit, needle) in cases {
         let trace = sb.trace_gen(name, &words("--records 5 --ops 5"));
         edit_header(&trace, edit);
-        refused(&sb.pb(["trace", "show", name]), &[name, "trace header", needle]);
+        refused(
+            &sb.pb(["trace", "show", name]),
+            &[name, "trace header", needle],
+        );
         run_refused(&sb, &["--trace", name], &[name, needle]);
     }
 }
@@ -169,36 +234,85 @@ fn flash_trace_offsets_near_2_pow_62_are_refused() {
     let sb = Sandbox::new();
     let ok = sb.write("ok.pbft", flash_trace(0, 4096));
     sb.pb(["flash", "replay", arg(&ok), "--json"]).expect_ok();
-    for (name, offset, len) in [("far.pbft", 1u64 << 62, 4096), ("long.pbft", 0, 1 << 62), ("wrap.pbft", u64::MAX, 2)] {
+    for (name, offset, len) in [
+        ("far.pbft", 1u64 << 62, 4096),
+        ("long.pbft", 0, 1 << 62),
+        ("wrap.pbft", u64::MAX, 2),
+    ] {
         let f = sb.write(name, flash_trace(offset, len));
-        refused(&sb.pb(["flash", "replay", arg(&f)]), &["lies beyond the modelled device"]);
+        refused(
+            &sb.pb(["flash", "replay", arg(&f)]),
+            &["lies beyond the modelled device"],
+        );
     }
 }
 
 #[test]
 fn validation_gaps_found_by_a_hostile_user_are_closed() {
     let sb = Sandbox::new();
-    run_refused(&sb, &words("--governor bogus-gov --ops 5"), &["--governor \"bogus-gov\"", "not a governor"]);
+    run_refused(
+        &sb,
+        &words("--governor bogus-gov --ops 5"),
+        &["--governor \"bogus-gov\"", "not a governor"],
+    );
     std::fs::create_dir(sb.path("adir")).unwrap();
-    refused(&sb.pb(words("trace gen -o adir")), &["-o adir: is a directory"]);
-    run_refused(&sb, &words("--ops 5 --raw adir"), &["--raw adir: is a directory"]);
+    refused(
+        &sb.pb(words("trace gen -o adir")),
+        &["-o adir: is a directory"],
+    );
+    run_refused(
+        &sb,
+        &words("--ops 5 --raw adir"),
+        &["--raw adir: is a directory"],
+    );
     // A user value with a newline and an escape sequence stays on one escaped line.
-    run_refused(&sb, &["--workload", "ycsb\n\u{1b}[31mred"], &["--workload", "\\n", "\\u{1b}"]);
+    run_refused(
+        &sb,
+        &["--workload", "ycsb\n\u{1b}[31mred"],
+        &["--workload", "\\n", "\\u{1b}"],
+    );
 }
 
 #[test]
 fn meter_csvs_out_of_order_or_with_negative_power_are_refused() {
     let sb = Sandbox::new();
-    sb.run_json(&words("--engine null --records 5 --ops 5 --delay zero --no-overhead"));
+    sb.run_json(&words(
+        "--engine null --records 5 --ops 5 --delay zero --no-overhead",
+    ));
     let results = sb.results();
     for (name, csv, needle) in [
-        ("back.csv", "Time(s),Power(mW)\n0.0,500\n0.2,510\n0.1,505\n", "line 4: time 0.1 s is not after"),
-        ("neg.csv", "Time(s),Power(mW)\n0.0,500\n0.1,-3\n", "line 3: power -0.003 W is negative"),
-        ("nan.csv", "Time(s),Power(mW)\n0.0,500\n0.1,NaN\n", "line 3: no numeric power"),
-        ("inf.csv", "Time(s),Power(mW)\n0.0,inf\n0.1,2\n", "line 2: no numeric power"),
+        (
+            "back.csv",
+            "Time(s),Power(mW)\n0.0,500\n0.2,510\n0.1,505\n",
+            "line 4: time 0.1 s is not after",
+        ),
+        (
+            "neg.csv",
+            "Time(s),Power(mW)\n0.0,500\n0.1,-3\n",
+            "line 3: power -0.003 W is negative",
+        ),
+        (
+            "nan.csv",
+            "Time(s),Power(mW)\n0.0,500\n0.1,NaN\n",
+            "line 3: no numeric power",
+        ),
+        (
+            "inf.csv",
+            "Time(s),Power(mW)\n0.0,inf\n0.1,2\n",
+            "line 2: no numeric power",
+        ),
     ] {
         let f = sb.write(name, csv);
-        let out = sb.pb(["energy", "import", "1", arg(&f), "--align", "start", "--results", arg(&results)]);
+        let out = sb.pb([
+            "energy",
+            "import",
+            "1",
+            arg(&f),
+            "--align",
+            "start",
+            "--results",
+            arg(&results),
+        ]);
         refused(&out, &[name, needle]);
     }
 }

@@ -33,9 +33,12 @@ fn readers_are_never_blocked_by_a_writer() {
     let sb = Sandbox::new();
     small_run(&sb);
     let lock = hold_write_lock(&sb.results());
-    let out = sb.pb(["results", "list", "--results", arg(&sb.results())]).expect_ok();
+    let out = sb
+        .pb(["results", "list", "--results", arg(&sb.results())])
+        .expect_ok();
     assert!(out.stdout.contains("sqlite"), "{}", out.stdout);
-    sb.pb(["results", "show", "1", "--results", arg(&sb.results())]).expect_ok();
+    sb.pb(["results", "show", "1", "--results", arg(&sb.results())])
+        .expect_ok();
     drop(lock);
 }
 
@@ -58,7 +61,10 @@ fn a_finishing_run_waits_for_a_busy_store_then_stores() {
     let mut line = String::new();
     while !line.contains("results store busy") {
         line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "the run ended without waiting");
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the run ended without waiting"
+        );
     }
     lock.execute_batch("ROLLBACK").unwrap();
     drop(lock);
@@ -72,11 +78,20 @@ fn a_run_the_store_cannot_take_is_spooled_then_imported() {
     small_run(&sb);
     let store = sb.results();
     let lock = hold_write_lock(&store);
-    let out = pb_with([&words(SMALL)[..], &["--results", arg(&store)]].concat(), |c| {
-        c.current_dir(sb.path("")).env("POCKETBENCH_STORE_WAIT_S", "0");
-    });
+    let out = pb_with(
+        [&words(SMALL)[..], &["--results", arg(&store)]].concat(),
+        |c| {
+            c.current_dir(sb.path(""))
+                .env("POCKETBENCH_STORE_WAIT_S", "0");
+        },
+    );
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    let line = out.stderr_lines().into_iter().find(|l| l.contains("kept in")).unwrap().to_string();
+    let line = out
+        .stderr_lines()
+        .into_iter()
+        .find(|l| l.contains("kept in"))
+        .unwrap()
+        .to_string();
     let spool = line
         .split("kept in ")
         .nth(1)
@@ -85,17 +100,36 @@ fn a_run_the_store_cannot_take_is_spooled_then_imported() {
         .to_string();
     assert!(line.contains("pocketbench results import"), "{line}");
     assert!(Path::new(&spool).is_file(), "{spool}");
-    assert!(spool.starts_with(arg(&store)), "spooled beside the store: {spool}");
+    assert!(
+        spool.starts_with(arg(&store)),
+        "spooled beside the store: {spool}"
+    );
     drop(lock);
     assert_eq!(stored_runs(&store), 1);
-    let out = sb.pb(["results", "import", &spool, "--results", arg(&store)]).expect_ok();
+    let out = sb
+        .pb(["results", "import", &spool, "--results", arg(&store)])
+        .expect_ok();
     assert!(out.stdout.contains("imported 1 run(s)"), "{}", out.stdout);
     assert!(out.stdout.contains("spool file removed"), "{}", out.stdout);
     assert!(!Path::new(&spool).exists());
     assert_eq!(stored_runs(&store), 2);
     // The run came in whole: all 25 samples, and its summary carries its new id.
-    assert_eq!(count(&store, "SELECT count(*) FROM op_samples WHERE run_id = 2", []), 25);
-    assert_eq!(count(&store, "SELECT json_extract(summary, '$.id') FROM runs WHERE id = 2", []), 2);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM op_samples WHERE run_id = 2",
+            []
+        ),
+        25
+    );
+    assert_eq!(
+        count(
+            &store,
+            "SELECT json_extract(summary, '$.id') FROM runs WHERE id = 2",
+            []
+        ),
+        2
+    );
     // Importing a store into itself, or a file with no runs, is refused.
     let o = sb.pb(["results", "import", arg(&store), "--results", arg(&store)]);
     assert_eq!(o.code, Some(2), "{}", o.stderr);
@@ -107,13 +141,17 @@ fn unusable_stores_are_refused_before_measuring() {
     let other = sb.path("contacts.db");
     {
         let c = rusqlite::Connection::open(&other).unwrap();
-        c.execute_batch("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('a');").unwrap();
+        c.execute_batch("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('a');")
+            .unwrap();
     }
     let newer = sb.path("newer.db");
     pocketbench::results::store::Store::open(&newer).unwrap();
     rusqlite::Connection::open(&newer)
         .unwrap()
-        .execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'", [])
+        .execute(
+            "UPDATE meta SET value = '99' WHERE key = 'schema_version'",
+            [],
+        )
         .unwrap();
     let text = sb.write("notes.db", "just some text, not a database at all............................................................................................");
     std::fs::create_dir(sb.path("dir.db")).unwrap();
@@ -139,15 +177,32 @@ fn unusable_stores_are_refused_before_measuring() {
         (&corrupt, "corrupt"),
         (&sb.path("missing/dir/r.db"), "does not exist"),
     ] {
-        let out = sb.pb([&words(SMALL)[..], &["--raw", "ops.csv", "--results", arg(path)]].concat());
+        let out = sb.pb([
+            &words(SMALL)[..],
+            &["--raw", "ops.csv", "--results", arg(path)],
+        ]
+        .concat());
         assert_eq!(out.code, Some(2), "{}: {}", path.display(), out.stderr);
-        assert!(out.stderr.contains(needle), "{}: {}", path.display(), out.stderr);
-        assert!(!sb.path("ops.csv").exists(), "measured before refusing {}", path.display());
+        assert!(
+            out.stderr.contains(needle),
+            "{}: {}",
+            path.display(),
+            out.stderr
+        );
+        assert!(
+            !sb.path("ops.csv").exists(),
+            "measured before refusing {}",
+            path.display()
+        );
     }
     // The other application's database is as it was: no tables added, not marked.
     let c = rusqlite::Connection::open(&other).unwrap();
-    let tables: i64 = c.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).unwrap();
-    let app: i64 = c.query_row("PRAGMA application_id", [], |r| r.get(0)).unwrap();
+    let tables: i64 = c
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .unwrap();
+    let app: i64 = c
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .unwrap();
     assert_eq!((tables, app), (1, 0));
     // Readers refuse it too.
     let out = sb.pb(["results", "list", "--results", arg(&other)]);
@@ -156,7 +211,12 @@ fn unusable_stores_are_refused_before_measuring() {
 
 /// Start `args` in `sb` with its temporary directory inside the sandbox, wait until `ready`
 /// holds, send `signal`, and return how the process ended.
-fn interrupted(sb: &Sandbox, args: &[&str], ready: impl Fn() -> bool, signal: i32) -> std::process::ExitStatus {
+fn interrupted(
+    sb: &Sandbox,
+    args: &[&str],
+    ready: impl Fn() -> bool,
+    signal: i32,
+) -> std::process::ExitStatus {
     let tmp = sb.path("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let mut child = Command::new(BIN)
@@ -169,7 +229,10 @@ fn interrupted(sb: &Sandbox, args: &[&str], ready: impl Fn() -> bool, signal: i3
         .unwrap();
     // Polls a condition on the file system (what the command has created so far).
     while !ready() {
-        assert!(child.try_wait().unwrap().is_none(), "finished before it was interrupted");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before it was interrupted"
+        );
         std::thread::yield_now();
     }
     // SAFETY: signalling our own child.
@@ -179,7 +242,11 @@ fn interrupted(sb: &Sandbox, args: &[&str], ready: impl Fn() -> bool, signal: i3
 
 fn entries(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -193,7 +260,11 @@ fn sigint_and_sigterm_leave_no_temporary_files() {
         let status = interrupted(
             &sb,
             &words("run --ops 100000 --delay fixed:1ms --engine sqlite --quiet"),
-            || entries(&tmp).iter().any(|d| entries(&tmp.join(d)).iter().any(|f| f.contains("samples"))),
+            || {
+                entries(&tmp)
+                    .iter()
+                    .any(|d| entries(&tmp.join(d)).iter().any(|f| f.contains("samples")))
+            },
             signal,
         );
         assert_eq!(status.signal(), Some(signal));
@@ -215,7 +286,15 @@ fn sigint_and_sigterm_leave_no_temporary_files() {
 fn report_on_an_empty_store_creates_no_output_directory() {
     let sb = Sandbox::new();
     pocketbench::results::store::Store::open(&sb.results()).unwrap();
-    let out = sb.pb(["report", "--format", "png", "-o", "figs", "--results", arg(&sb.results())]);
+    let out = sb.pb([
+        "report",
+        "--format",
+        "png",
+        "-o",
+        "figs",
+        "--results",
+        arg(&sb.results()),
+    ]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(out.stderr.contains("no runs stored"), "{}", out.stderr);
     assert!(!sb.path("figs").exists());
@@ -257,8 +336,18 @@ fn two_concurrent_resumes_split_the_missing_runs() {
         .unwrap();
     }
     let dry = pb(matrix(&["--resume", "--dry-run"])).expect_ok();
-    assert!(dry.stdout.contains("holds 1 of 6 runs; 5 would run"), "{}", dry.stdout);
-    assert_eq!(dry.stdout.lines().filter(|l| l.contains("repeat 1/1")).count(), 5);
+    assert!(
+        dry.stdout.contains("holds 1 of 6 runs; 5 would run"),
+        "{}",
+        dry.stdout
+    );
+    assert_eq!(
+        dry.stdout
+            .lines()
+            .filter(|l| l.contains("repeat 1/1"))
+            .count(),
+        5
+    );
     let spawn = || {
         Command::new(BIN)
             .args(matrix(&["--resume", "--json"]))
@@ -276,8 +365,18 @@ fn two_concurrent_resumes_split_the_missing_runs() {
         assert_eq!(v["outcome"]["failed"].as_array().map(Vec::len), Some(0));
         stored += v["outcome"]["stored"].as_u64().unwrap();
     }
-    assert_eq!(stored, 5, "each missing run made exactly once between the two");
+    assert_eq!(
+        stored, 5,
+        "each missing run made exactly once between the two"
+    );
     assert_eq!(count(&store, "SELECT count(*) FROM matrix_cells", []), 6);
-    assert_eq!(count(&store, "SELECT count(DISTINCT cell_id) FROM matrix_cells", []), 6);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(DISTINCT cell_id) FROM matrix_cells",
+            []
+        ),
+        6
+    );
     assert_eq!(count(&store, "SELECT count(*) FROM matrix_claims", []), 0);
 }

@@ -35,9 +35,8 @@ pub fn main(cmd: &ResultsCommand) -> Result<i32> {
         } => {
             // Every file must be readable before anything is imported.
             for f in files {
-                Store::open_read(f).map_err(|e| {
-                    crate::error::Error::input(format!("results import: {e}"))
-                })?;
+                Store::open_read(f)
+                    .map_err(|e| crate::error::Error::input(format!("results import: {e}")))?;
             }
             let mut store = Store::open(results)?;
             let mut all = Vec::new();
@@ -50,7 +49,11 @@ pub fn main(cmd: &ResultsCommand) -> Result<i32> {
                         done.suite_runs.len(),
                         f.display(),
                         results.display(),
-                        if done.removed { " (spool file removed)" } else { "" }
+                        if done.removed {
+                            " (spool file removed)"
+                        } else {
+                            ""
+                        }
                     );
                 }
                 all.push(done);

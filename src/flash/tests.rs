@@ -296,7 +296,10 @@ fn records_beyond_the_device_are_refused_not_allocated() {
     let e = crate::flash::replay(&cfg, &t.records, "--flash-model", |_, _| {})
         .unwrap_err()
         .to_string();
-    assert!(e.contains("lies beyond the modelled device's 67108864 bytes"), "{e}");
+    assert!(
+        e.contains("lies beyond the modelled device's 67108864 bytes"),
+        "{e}"
+    );
     // Offset plus length overflowing u64 is refused the same way.
     let wrap = IoRecord::untimed(FileKind::Main, IoOp::Read, u64::MAX, 2);
     assert!(crate::flash::replay(&cfg, &[wrap], "--flash-model", |_, _| {}).is_err());

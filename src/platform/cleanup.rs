@@ -112,7 +112,7 @@ mod tests {
         let g = Guard::new(&temp);
         drop(Guard::new(&kept));
         let mine = registered_under(dir.path());
-        assert_eq!(mine, [temp.clone()]);
+        assert_eq!(mine, std::slice::from_ref(&temp));
         assert_eq!(remove(&mine), 1);
         assert!(!temp.exists());
         assert!(kept.exists());

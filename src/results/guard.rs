@@ -135,7 +135,10 @@ fn check_contents(conn: &Connection, path: &Path, access: Access) -> Result<bool
         if verdict != "ok" {
             return Err(bad(
                 path,
-                format!("is corrupt (quick_check: {})", crate::limits::escape(&verdict)),
+                format!(
+                    "is corrupt (quick_check: {})",
+                    crate::limits::escape(&verdict)
+                ),
             ));
         }
     }
@@ -163,7 +166,10 @@ fn check_writable(path: &Path, exists: bool) -> Result<()> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        return Err(bad(path, format!("directory {} does not exist", dir.display())));
+        return Err(bad(
+            path,
+            format!("directory {} does not exist", dir.display()),
+        ));
     }
     if !access_ok(dir, libc::W_OK) {
         return Err(bad(
@@ -183,7 +189,11 @@ pub fn check_room(path: &Path, bytes: u64) -> Result<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    crate::limits::check_free_space(dir, bytes, &format!("--results {}: the result", path.display()))
+    crate::limits::check_free_space(
+        dir,
+        bytes,
+        &format!("--results {}: the result", path.display()),
+    )
 }
 
 /// Total time a writer waits for the write lock.
@@ -224,5 +234,8 @@ pub fn begin_write(conn: &Connection) -> Result<Transaction<'_>> {
 
 /// Whether `e` means another connection holds the lock.
 pub fn is_busy(e: &rusqlite::Error) -> bool {
-    matches!(e.sqlite_error_code(), Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked))
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
 }

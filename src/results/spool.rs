@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 /// Where a run that `store` could not take is spooled: beside it, named after it, the time
 /// and this process; the temporary directory when the store's directory is not writable.
 pub fn path_for(store: &Path) -> PathBuf {
-    let name = store
-        .file_name()
-        .map_or_else(|| "pocketbench.db".into(), |n| n.to_string_lossy().into_owned());
+    let name = store.file_name().map_or_else(
+        || "pocketbench.db".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let stamp = format!(
         "{name}.spool-{}-{}.db",
         crate::platform::clock::utc_now().replace([':', '-'], ""),
@@ -69,7 +70,8 @@ pub fn import(into: &mut Store, from: &Path) -> Result<Imported> {
         Error::input(format!(
             "results import {}: {}",
             from.display(),
-            e.to_string().trim_start_matches(&format!("--results {}: ", from.display()))
+            e.to_string()
+                .trim_start_matches(&format!("--results {}: ", from.display()))
         ))
     })?;
     let is_spool = source

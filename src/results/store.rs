@@ -105,14 +105,12 @@ impl Store {
                     guard::SCHEMA_VERSION
                 ))
             })();
-            created
-                .and_then(|()| tx.commit())
-                .map_err(|e| {
-                    Error::input(format!(
-                        "--results {}: cannot create the results store: {e}",
-                        path.display()
-                    ))
-                })?;
+            created.and_then(|()| tx.commit()).map_err(|e| {
+                Error::input(format!(
+                    "--results {}: cannot create the results store: {e}",
+                    path.display()
+                ))
+            })?;
         }
         Ok(Store {
             conn,

@@ -146,7 +146,8 @@ fn alive(pid: i64, boot: &str) -> bool {
 /// (a claim left by a process that died is taken over).
 pub fn claim(store: &Store, study: i64, cell: &Cell, repeat: u32) -> Result<bool> {
     let tx = crate::results::guard::begin_write(store.conn())?;
-    tx.execute_batch(CLAIMS).run_err("results store: matrix_claims")?;
+    tx.execute_batch(CLAIMS)
+        .run_err("results store: matrix_claims")?;
     let stored: i64 = tx
         .query_row(
             "SELECT count(*) FROM matrix_cells WHERE study_id = ?1 AND cell_id = ?2 AND repeat = ?3",

@@ -76,6 +76,9 @@ fn check(req: &RunRequest) -> Result<()> {
     crate::engine::check(&req.engine, &req.options, &model)
 }
 
+/// A (cell index, repeat) pair of a study.
+pub type Pair = (usize, u32);
+
 /// The (cell, repeat) pairs of the plan's latest study in its store that are not stored yet,
 /// in schedule order, with that study; `None` when the store or the study does not exist.
 /// Reads only (what `--resume --dry-run` lists).
@@ -83,7 +86,7 @@ pub fn pending(
     plan: &Plan,
     cells: &[Cell],
     opts: &MatrixOptions,
-) -> Result<Option<(Study, Vec<(usize, u32)>)>> {
+) -> Result<Option<(Study, Vec<Pair>)>> {
     let results = results_path(plan, opts);
     if !results.is_file() {
         return Ok(None);

@@ -22,7 +22,11 @@ use std::path::Path;
 pub fn load(path: &Path, o: &Overrides) -> Result<Workload> {
     reject_overrides(o, &[], "a recorded PocketData workload file")?;
     let shown = path.display();
-    let text = crate::limits::read_text(path, &shown.to_string(), crate::limits::MAX_WORKLOAD_FILE_BYTES)?;
+    let text = crate::limits::read_text(
+        path,
+        &shown.to_string(),
+        crate::limits::MAX_WORKLOAD_FILE_BYTES,
+    )?;
     let recording = Recording::parse(&text).map_err(|e| e.context(&shown))?;
     let name = path
         .file_name()

@@ -102,15 +102,8 @@ impl SqlSession {
             let mut raw = std::ptr::null_mut();
             let mut tail = std::ptr::null();
             // SAFETY: db open; rest is valid UTF-8 with the given length.
-            let rc = unsafe {
-                (api.prepare_v2)(
-                    db,
-                    rest.as_ptr().cast(),
-                    len,
-                    &mut raw,
-                    &mut tail,
-                )
-            };
+            let rc =
+                unsafe { (api.prepare_v2)(db, rest.as_ptr().cast(), len, &mut raw, &mut tail) };
             if rc != rusqlite::ffi::SQLITE_OK {
                 return Err(stmt::errmsg(api, db));
             }
@@ -119,7 +112,10 @@ impl SqlSession {
             if raw.is_null() {
                 if consumed == 0 {
                     // Nothing SQLite could read, and no progress: never loop on it.
-                    return Err(format!("cannot parse SQL near {}", crate::limits::escape(rest)));
+                    return Err(format!(
+                        "cannot parse SQL near {}",
+                        crate::limits::escape(rest)
+                    ));
                 }
                 rest = rest.get(consumed..).unwrap_or("").trim_start();
                 continue; // whitespace or a comment

@@ -78,7 +78,7 @@ pub fn open(path: Option<&std::path::Path>) -> Option<OpFrequency> {
 /// Create the `frequency_samples` table if the store has none yet.
 pub fn ensure_table(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     conn.execute_batch(
-"CREATE TABLE IF NOT EXISTS frequency_samples (
+        "CREATE TABLE IF NOT EXISTS frequency_samples (
             run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
             t_ns INTEGER NOT NULL,
             policy TEXT NOT NULL,

@@ -237,7 +237,10 @@ impl Iterator for TraceReader {
 /// A header whose checksum is right can still describe something absurd: refuse sizes above
 /// the limits (docs/limits.md) and delay models that do not parse, naming the field.
 fn check_header(header: &TraceHeader, path: &Path) -> Result<()> {
-    limits::check_info(&header.workload, &format!("{}: trace header: ", path.display()))?;
+    limits::check_info(
+        &header.workload,
+        &format!("{}: trace header: ", path.display()),
+    )?;
     DelayModel::parse_as(&header.delay, "delay")
         .map(|_| ())
         .map_err(|e| Error::input(format!("{}: trace header: {e}", path.display())))

@@ -142,10 +142,26 @@ impl YcsbParams {
             return Err(bad(origin, "fieldcount", "must be at least 1"));
         }
         let named = |key: &str| format!("{origin}: {key}");
-        limits::at_most(&named("recordcount"), self.record_count, limits::MAX_RECORDS)?;
-        limits::at_most(&named("operationcount"), self.operation_count, limits::MAX_OPS)?;
-        limits::at_most(&named("maxscanlength"), self.max_scan_length, limits::MAX_SCAN_LENGTH)?;
-        limits::check_model(&self.model(), &format!("{origin}: "), ["fieldcount", "fieldlength"])?;
+        limits::at_most(
+            &named("recordcount"),
+            self.record_count,
+            limits::MAX_RECORDS,
+        )?;
+        limits::at_most(
+            &named("operationcount"),
+            self.operation_count,
+            limits::MAX_OPS,
+        )?;
+        limits::at_most(
+            &named("maxscanlength"),
+            self.max_scan_length,
+            limits::MAX_SCAN_LENGTH,
+        )?;
+        limits::check_model(
+            &self.model(),
+            &format!("{origin}: "),
+            ["fieldcount", "fieldlength"],
+        )?;
         if self.mix().is_none() {
             return Err(Error::input(format!(
                 "{origin}: readproportion, updateproportion, insertproportion, scanproportion \
