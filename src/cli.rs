@@ -103,7 +103,8 @@ pub struct WorkloadArgs {
     /// Bytes per field (YCSB workloads).
     #[arg(long)]
     pub field_length: Option<u32>,
-    /// Request distribution: uniform, zipfian, latest, hotspot, sequential.
+    /// Request distribution: uniform, zipfian, latest (as YCSB), latest-consistent, hotspot,
+    /// sequential.
     #[arg(long)]
     pub distribution: Option<String>,
     /// Fraction of point operations on keys that do not exist (PocketData SQL workloads).

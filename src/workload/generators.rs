@@ -76,13 +76,30 @@ pub fn zeta_extend(from: u64, to: u64, theta: f64, sum: f64) -> f64 {
     (from..to).fold(sum, |acc, i| acc + 1.0 / ((i + 1) as f64).powf(theta))
 }
 
+/// Which item count the zipfian's `eta` is computed for when the count grows between draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EtaRule {
+    /// The current item count: the distribution is exactly zipfian over the items there are.
+    Current,
+    /// The count the generator was constructed with, as YCSB's `ZipfianGenerator.nextLong`
+    /// does (its `2.0 / items` term keeps the construction-time `items`); a count that shrinks
+    /// leaves zeta as it was (YCSB's `allowitemcountdecrease = false`).
+    Construction,
+}
+
 /// Zipfian-distributed integers in `lo..lo+items`: `lo` is the most popular, `lo+1` the next,
 /// and so on. The item count may grow between draws ([`Zipfian::next_of`]); zeta is then
-/// extended incrementally rather than recomputed.
+/// extended incrementally rather than recomputed, and eta follows the [`EtaRule`].
 #[derive(Clone, Debug)]
 pub struct Zipfian {
     base: u64,
+    /// The item count of the last draw (its rank is scaled by it).
     items: u64,
+    /// The item count `zetan` sums over (YCSB's `countforzeta`).
+    zeta_items: u64,
+    /// The item count given at construction.
+    initial_items: u64,
+    rule: EtaRule,
     theta: f64,
     alpha: f64,
     zeta2theta: f64,
@@ -110,12 +127,21 @@ impl Zipfian {
         Zipfian {
             base: lo,
             items,
+            zeta_items: items,
+            initial_items: items,
+            rule: EtaRule::Current,
             theta,
             alpha: 1.0 / (1.0 - theta),
             zeta2theta,
             zetan,
             eta: eta(items, theta, zeta2theta, zetan),
         }
+    }
+
+    /// The same generator with eta computed by `rule` when the item count changes.
+    pub fn with_rule(mut self, rule: EtaRule) -> Self {
+        self.rule = rule;
+        self
     }
 
     /// A draw over the current item count.
@@ -135,13 +161,20 @@ impl Zipfian {
         if items == self.items {
             return;
         }
-        self.zetan = if items > self.items {
-            zeta_extend(self.items, items, self.theta, self.zetan)
-        } else {
-            zeta(items, self.theta)
-        };
         self.items = items;
-        self.eta = eta(items, self.theta, self.zeta2theta, self.zetan);
+        if items > self.zeta_items {
+            self.zetan = zeta_extend(self.zeta_items, items, self.theta, self.zetan);
+        } else if items < self.zeta_items && self.rule == EtaRule::Current {
+            self.zetan = zeta(items, self.theta);
+        } else {
+            return;
+        }
+        self.zeta_items = items;
+        let eta_items = match self.rule {
+            EtaRule::Current => items,
+            EtaRule::Construction => self.initial_items,
+        };
+        self.eta = eta(eta_items, self.theta, self.zeta2theta, self.zetan);
     }
 
     #[inline]
@@ -188,7 +221,9 @@ impl ScrambledZipfian {
 }
 
 /// YCSB's skewed-latest: the most recently inserted key is the most popular, the one before it
-/// the next, and so on (`latest - zipfian(latest)`).
+/// the next, and so on (`latest - zipfian(latest)`). With [`EtaRule::Construction`] (the
+/// `latest` distribution) the draws are YCSB's own; with [`EtaRule::Current`]
+/// (`latest-consistent`) they are exactly zipfian over the keys that exist now.
 #[derive(Clone, Debug)]
 pub struct SkewedLatest {
     latest: u64,
@@ -197,10 +232,10 @@ pub struct SkewedLatest {
 
 impl SkewedLatest {
     /// `latest` is the highest key number inserted and acknowledged so far.
-    pub fn new(latest: u64) -> Self {
+    pub fn new(latest: u64, rule: EtaRule) -> Self {
         SkewedLatest {
             latest,
-            ranks: Zipfian::with_constant(0, latest.max(1) - 1, ZIPFIAN_CONSTANT),
+            ranks: Zipfian::with_constant(0, latest.max(1) - 1, ZIPFIAN_CONSTANT).with_rule(rule),
         }
     }
 
@@ -391,16 +426,49 @@ mod tests {
 
     #[test]
     fn latest_favours_recent_keys_and_follows_inserts() {
-        let mut l = SkewedLatest::new(999);
-        let c = counts(2000, 100_000, |r| l.next(r));
-        let recent: u32 = c[900..1000].iter().sum();
-        assert!(recent > 50_000, "{recent}");
-        assert!(c[1000..].iter().all(|&n| n == 0));
-        assert!(c[999] > c[998] && c[998] > c[990]);
-        l.set_latest(1999);
-        let c = counts(2000, 100_000, |r| l.next(r));
-        assert!(c[1900..].iter().sum::<u32>() > 50_000);
-        assert_eq!(SkewedLatest::new(0).next(&mut Rng::new(1)), 0);
+        for rule in [EtaRule::Construction, EtaRule::Current] {
+            let mut l = SkewedLatest::new(999, rule);
+            let c = counts(2000, 100_000, |r| l.next(r));
+            let recent: u32 = c[900..1000].iter().sum();
+            assert!(recent > 50_000, "{recent}");
+            assert!(c[1000..].iter().all(|&n| n == 0));
+            assert!(c[999] > c[998] && c[998] > c[990]);
+            l.set_latest(1999);
+            let c = counts(2000, 100_000, |r| l.next(r));
+            assert!(c[1900..].iter().sum::<u32>() > 50_000);
+            assert_eq!(SkewedLatest::new(0, rule).next(&mut Rng::new(1)), 0);
+        }
+    }
+
+    /// YCSB's `ZipfianGenerator` built for 4 items, then asked for 6 (`nextLong(6)`), worked
+    /// by hand from its formulas with theta = 0.99:
+    ///   zeta(2) = 1 + 2^-0.99 = 1.503478, zeta(4) = 2.093983, zeta(6) = 2.466908;
+    ///   YCSB:    eta = (1 - (2/4)^0.01) / (1 - zeta(2)/zeta(6)) = 0.0176870  (items stays 4)
+    ///   current: eta = (1 - (2/6)^0.01) / (1 - zeta(2)/zeta(6)) = 0.0279765
+    ///   u * zeta(6) < 1 gives rank 0 (u < 0.40537); < 1 + 0.5^0.99 gives rank 1 (u < 0.60947);
+    ///   otherwise rank = floor(6 * (eta*u - eta + 1)^(1/0.01)), e.g. u = 0.7:
+    ///   YCSB 6 * (1 - 0.3*0.0176870)^100 = 6 * 0.5874 = 3.52 -> 3;
+    ///   current 6 * (1 - 0.3*0.0279765)^100 = 6 * 0.4305 = 2.58 -> 2.
+    #[test]
+    fn zipfian_eta_follows_ycsb_when_the_item_count_grows() {
+        let us = [0.1, 0.3, 0.45, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999];
+        let ycsb = [0, 0, 1, 1, 3, 4, 5, 5, 5, 5];
+        let current = [0, 0, 1, 1, 2, 3, 4, 5, 5, 5];
+        for (rule, want) in [(EtaRule::Construction, ycsb), (EtaRule::Current, current)] {
+            let mut z = Zipfian::new(0, 3).with_rule(rule);
+            assert!((z.zetan - 2.093983).abs() < 1e-6);
+            z.resize(6);
+            assert!((z.zetan - 2.466908).abs() < 1e-6);
+            let got: Vec<u64> = us.iter().map(|&u| z.draw(u)).collect();
+            assert_eq!(got, want, "{rule:?}");
+        }
+        // The latest generator over keys 1..=6 (built when key 4 was the newest): key =
+        // latest - rank, so the YCSB draws above are keys 6, 6, 5, 5, 3, 2, 1, 1, 1, 1.
+        let mut l = SkewedLatest::new(4, EtaRule::Construction);
+        l.set_latest(6);
+        l.ranks.resize(6);
+        let keys: Vec<u64> = us.iter().map(|&u| 6 - l.ranks.draw(u)).collect();
+        assert_eq!(keys, [6, 6, 5, 5, 3, 2, 1, 1, 1, 1]);
     }
 
     #[test]

@@ -33,6 +33,7 @@ named_choices! {
         Uniform = "uniform",
         Zipfian = "zipfian",
         Latest = "latest",
+        LatestConsistent = "latest-consistent",
         Hotspot = "hotspot",
         Sequential = "sequential",
     }

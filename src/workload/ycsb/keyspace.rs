@@ -3,7 +3,9 @@
 //! the way YCSB does (the PocketData SQL workloads and TOML `[sql]` specs too).
 
 use super::choices::Distribution;
-use crate::workload::generators::{Counter, Hotspot, ScrambledZipfian, SkewedLatest, Uniform};
+use crate::workload::generators::{
+    Counter, EtaRule, Hotspot, ScrambledZipfian, SkewedLatest, Uniform,
+};
 use crate::workload::rng::Rng;
 
 /// The loaded key range, the inserts made since, and the request distribution over them.
@@ -44,7 +46,12 @@ impl KeySpace {
             Distribution::Zipfian => {
                 Chooser::Zipfian(ScrambledZipfian::new(first, last + 1 + expected_new))
             }
-            Distribution::Latest => Chooser::Latest(SkewedLatest::new(last - first)),
+            Distribution::Latest => {
+                Chooser::Latest(SkewedLatest::new(last - first, EtaRule::Construction))
+            }
+            Distribution::LatestConsistent => {
+                Chooser::Latest(SkewedLatest::new(last - first, EtaRule::Current))
+            }
             Distribution::Hotspot => {
                 Chooser::Hotspot(Hotspot::new(first, last, hotspot.0, hotspot.1))
             }
