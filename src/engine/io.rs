@@ -1,5 +1,6 @@
 //! File I/O accounting shared by every engine: counts, bytes and time blocked in reads, writes,
-//! syncs and truncates, split by the kind of file (main database, rollback journal, WAL, other).
+//! syncs and truncates, split by the kind of file (main database, rollback journal, WAL, other,
+//! directory, WAL index).
 //!
 //! Engines with a VFS hook (SQLite) add to the calling thread's counters from inside the hook;
 //! the replayer snapshots them around each operation. Thread-local, because the engine runs on
@@ -16,14 +17,22 @@ pub enum FileKind {
     Journal,
     Wal,
     Other,
+    /// A directory: SQLite syncs the directory after creating a journal or WAL file (and
+    /// after deleting one with `synchronous=extra`).
+    Dir,
+    /// SQLite's WAL index (`-shm`): mapping its regions (reads) and growing it (writes); its
+    /// use afterwards is memory access and makes no system call.
+    Shm,
 }
 
 impl FileKind {
-    pub const ALL: [FileKind; 4] = [
+    pub const ALL: [FileKind; 6] = [
         FileKind::Main,
         FileKind::Journal,
         FileKind::Wal,
         FileKind::Other,
+        FileKind::Dir,
+        FileKind::Shm,
     ];
 
     pub fn name(self) -> &'static str {
@@ -32,6 +41,8 @@ impl FileKind {
             FileKind::Journal => "journal",
             FileKind::Wal => "wal",
             FileKind::Other => "other",
+            FileKind::Dir => "dir",
+            FileKind::Shm => "shm",
         }
     }
 }
@@ -136,7 +147,7 @@ impl IoStats {
 /// Counters for every kind of file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IoCounters {
-    pub by_kind: [IoStats; 4],
+    pub by_kind: [IoStats; FileKind::ALL.len()],
 }
 
 impl IoCounters {
@@ -154,14 +165,14 @@ impl IoCounters {
 
     pub fn minus(&self, o: &IoCounters) -> IoCounters {
         let mut d = IoCounters::default();
-        for i in 0..4 {
+        for i in 0..FileKind::ALL.len() {
             d.by_kind[i] = self.by_kind[i].minus(&o.by_kind[i]);
         }
         d
     }
 
     pub fn add(&mut self, o: &IoCounters) {
-        for i in 0..4 {
+        for i in 0..FileKind::ALL.len() {
             self.by_kind[i].add(&o.by_kind[i]);
         }
     }
@@ -175,6 +186,16 @@ thread_local! {
 #[inline]
 pub fn record(kind: FileKind, f: impl FnOnce(&mut IoStats)) {
     THREAD_IO.with(|c| f(&mut c.borrow_mut().by_kind[kind as usize]));
+}
+
+/// [`record`], doing nothing once the thread's counters are gone (thread teardown).
+#[inline]
+pub fn try_record(kind: FileKind, f: impl FnOnce(&mut IoStats)) {
+    let _ = THREAD_IO.try_with(|c| {
+        if let Ok(mut c) = c.try_borrow_mut() {
+            f(&mut c.by_kind[kind as usize]);
+        }
+    });
 }
 
 /// The calling thread's counters so far.

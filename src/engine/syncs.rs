@@ -8,12 +8,79 @@
 //! The kernel's per-thread I/O counters ([`super::threadio`]) have no sync count; this fills
 //! the gap for the engines measured that way. SQLite and BerkeleyDB count their syncs through
 //! their own hooks and do not read these counters.
+//!
+//! Two things only this layer can see, for SQLite's VFS shim: a sync of a *directory* (SQLite
+//! syncs the directory inside the xSync or xDelete that follows creating or deleting a
+//! journal), counted as its own file kind ([`FileKind::Dir`]) and reported so the shim can
+//! take its time out of the enclosing call; and which call SQLite's data syncs make. The
+//! bundled SQLite is built with `HAVE_FDATASYNC` as Android builds it, so it calls
+//! `fdatasync`; inside [`sqlite_sync`] for a connection opened with `sync_call=fsync`, that call becomes
+//! `fsync`. [`thread_sync_calls`] counts the calls the kernel actually received.
 
+use super::io::{self, FileKind};
 use std::cell::Cell;
 use std::ffi::{c_int, c_long, c_void};
 
 thread_local! {
     static SYNCS: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+    /// fsync and fdatasync system calls made (after any substitution).
+    static CALLS: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+    /// Nanoseconds spent syncing directories.
+    static DIR_NS: Cell<u64> = const { Cell::new(0) };
+    /// Inside a SQLite sync whose fdatasync must become fsync.
+    static FORCE_FSYNC: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run a SQLite VFS call that may sync; with `fsync`, its fdatasync calls become fsync.
+#[inline]
+pub fn sqlite_sync<R>(fsync: bool, f: impl FnOnce() -> R) -> R {
+    if !fsync {
+        return f();
+    }
+    FORCE_FSYNC.with(|c| c.set(true));
+    let r = f();
+    FORCE_FSYNC.with(|c| c.set(false));
+    r
+}
+
+/// (fsync, fdatasync) system calls the calling thread has made.
+pub fn thread_sync_calls() -> (u64, u64) {
+    CALLS.with(Cell::get)
+}
+
+/// Nanoseconds the calling thread has spent syncing directories.
+#[inline]
+pub fn thread_dir_sync_ns() -> u64 {
+    DIR_NS.with(Cell::get)
+}
+
+fn is_dir(fd: c_int) -> bool {
+    // SAFETY: fstat fills a plain struct; a bad descriptor just fails.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    unsafe { libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFDIR }
+}
+
+/// A sync system call on `fd`, counted; `fsync` says which call it is.
+fn sync_call(fd: c_int, fsync: bool) -> c_int {
+    let dir = is_dir(fd);
+    let nr = if fsync {
+        libc::SYS_fsync
+    } else {
+        libc::SYS_fdatasync
+    };
+    let t0 = crate::platform::clock::mono_ns();
+    // SAFETY: forwards the caller's descriptor to the system call unchanged.
+    let rc = counted(|| unsafe { libc::syscall(nr, fd) });
+    let ns = crate::platform::clock::mono_ns().saturating_sub(t0);
+    let _ = CALLS.try_with(|c| {
+        let (f, d) = c.get();
+        c.set(if fsync { (f + 1, d) } else { (f, d + 1) });
+    });
+    if dir {
+        let _ = DIR_NS.try_with(|c| c.set(c.get() + ns));
+        io::try_record(FileKind::Dir, |s| s.add_sync(ns));
+    }
+    rc
 }
 
 /// Sync calls made by the calling thread so far, and the nanoseconds they blocked.
@@ -41,8 +108,7 @@ fn counted(call: impl FnOnce() -> c_long) -> c_int {
 /// Same contract as the C library's `fsync`.
 #[no_mangle]
 pub unsafe extern "C" fn fsync(fd: c_int) -> c_int {
-    // SAFETY: forwards the caller's arguments to the system call unchanged.
-    counted(|| unsafe { libc::syscall(libc::SYS_fsync, fd) })
+    sync_call(fd, true)
 }
 
 /// `fdatasync(2)`, counted.
@@ -51,8 +117,8 @@ pub unsafe extern "C" fn fsync(fd: c_int) -> c_int {
 /// Same contract as the C library's `fdatasync`.
 #[no_mangle]
 pub unsafe extern "C" fn fdatasync(fd: c_int) -> c_int {
-    // SAFETY: forwards the caller's arguments to the system call unchanged.
-    counted(|| unsafe { libc::syscall(libc::SYS_fdatasync, fd) })
+    let fsync = FORCE_FSYNC.try_with(Cell::get).unwrap_or(false);
+    sync_call(fd, fsync)
 }
 
 /// `msync(2)`; counted when it waits for the data (`MS_SYNC`).

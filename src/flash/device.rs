@@ -18,7 +18,7 @@ pub struct Device {
     page_size: u64,
     sector: u64,
     /// Per file kind: file page → logical page.
-    files: [Vec<u32>; 4],
+    files: [Vec<u32>; crate::engine::io::FileKind::ALL.len()],
     fs_free: Vec<u32>,
     fs_next: u32,
     /// Logical pages reserved by preconditioning (other data on the device).

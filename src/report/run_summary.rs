@@ -148,15 +148,47 @@ fn time_split(o: &mut String, s: &RunSummary) {
 }
 
 fn io_table(o: &mut String, s: &RunSummary) {
-    let _ = writeln!(o, "\nI/O ({})", s.engine.io_method);
+    let sync_call = s
+        .engine
+        .options
+        .get("sync_call")
+        .map(|c| format!("; syncs call {c}"))
+        .unwrap_or_default();
+    let _ = writeln!(o, "\nI/O ({}{sync_call})", s.engine.io_method);
     let _ = writeln!(o, "  file        reads   read bytes   read time   writes  write bytes  write time   syncs   sync time");
-    for (kind, io) in &s.io {
+    io_rows(o, &s.io, "");
+    for (name, p) in &s.io_phases {
+        let Some(t) =
+            p.io.get("total")
+                .filter(|t| t.blocked_ns() + t.writes + t.reads > 0)
+        else {
+            continue;
+        };
+        let what = match name.as_str() {
+            "open" => "opening the engine before the first operation",
+            "close" => {
+                "closing the engine after the last operation (a WAL checkpoint happens here)"
+            }
+            _ => name.as_str(),
+        };
+        let _ = writeln!(o, "  {what}: {}, {} of I/O", ns(p.ns), ns(t.blocked_ns()));
+        io_rows(o, &p.io, &format!("{name} "));
+    }
+}
+
+fn io_rows(
+    o: &mut String,
+    io: &std::collections::BTreeMap<String, crate::engine::io::IoStats>,
+    prefix: &str,
+) {
+    for (kind, io) in io {
         if kind != "total" && io.reads + io.writes + io.syncs + io.truncates == 0 {
             continue;
         }
         let _ = writeln!(
             o,
-            "  {kind:<9}{:>8} {:>12} {:>11} {:>8} {:>12} {:>11} {:>7} {:>11}",
+            "  {:<9}{:>8} {:>12} {:>11} {:>8} {:>12} {:>11} {:>7} {:>11}",
+            format!("{prefix}{kind}"),
             io.reads,
             bytes(io.read_bytes),
             ns(io.read_ns),

@@ -52,6 +52,11 @@ pub struct RunSummary {
     /// How far sleeps overshot their deadline, microseconds.
     pub sleep_overshoot_us: LatencySummary,
     pub io: BTreeMap<String, IoStats>,
+    /// Time and I/O outside the operations, by phase: `open` (opening the engine in the
+    /// replay process; SQLite maps its WAL index here) and `close` (after the last operation;
+    /// SQLite's WAL checkpoint is here). Not in `io`, which is the operations' own.
+    #[serde(default)]
+    pub io_phases: BTreeMap<String, PhaseSummary>,
     pub startup: Startup,
     pub overhead: Option<Overhead>,
     pub process: ProcessCounters,
@@ -112,6 +117,25 @@ pub struct Startup {
     pub spawn_to_first_op_ns: u64,
 }
 
+/// A phase of the replay outside the operations.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PhaseSummary {
+    pub ns: u64,
+    /// By file kind, with `total`.
+    pub io: BTreeMap<String, IoStats>,
+}
+
+/// Counters by file kind with their `total` added.
+fn with_total(by_kind: &BTreeMap<String, IoStats>) -> BTreeMap<String, IoStats> {
+    let mut io = by_kind.clone();
+    let mut total = IoStats::default();
+    for s in io.values() {
+        total.add(s);
+    }
+    io.insert("total".into(), total);
+    io
+}
+
 /// Assemble the summary of `out` from its aggregated samples.
 pub fn build(
     out: &RunOutput,
@@ -122,12 +146,18 @@ pub fn build(
     let r = &out.report;
     let wall_ns = r.run_end_ns.saturating_sub(r.run_start_ns);
     let open = out.pacing == crate::run::pacer::Pacing::Open;
-    let mut io = r.io_by_kind.clone();
-    let mut total = IoStats::default();
-    for s in io.values() {
-        total.add(s);
-    }
-    io.insert("total".into(), total);
+    let io = with_total(&r.io_by_kind);
+    let io_phases = r
+        .phases
+        .iter()
+        .map(|(name, p)| {
+            let s = PhaseSummary {
+                ns: p.ns,
+                io: with_total(&p.io_by_kind),
+            };
+            (name.clone(), s)
+        })
+        .collect();
     let mut environment =
         serde_json::to_value(Environment::capture()).unwrap_or(serde_json::Value::Null);
     if out.platform.governor.control == "set" {
@@ -176,6 +206,7 @@ pub fn build(
         time: agg.time,
         sleep_overshoot_us: agg.sleep_overshoot(),
         io,
+        io_phases,
         startup: Startup {
             load_ns: out.load.elapsed_ns,
             open_ns: r.open_ns,

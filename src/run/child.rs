@@ -67,6 +67,45 @@ pub struct ReplayReport {
     /// Engine counters (compactions, stalls, …) before and after the run.
     #[serde(default)]
     pub engine_stats: BTreeMap<String, crate::engine::StatChange>,
+    /// Time and I/O outside the operations: `open` (opening the engine and preparing its
+    /// statements; SQLite maps its WAL index here) and `close` (closing it after the last
+    /// operation; SQLite's WAL checkpoint happens here).
+    #[serde(default)]
+    pub phases: BTreeMap<String, PhaseReport>,
+}
+
+/// The time and I/O of a phase of the replay that belongs to no operation.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PhaseReport {
+    pub ns: u64,
+    pub io_by_kind: BTreeMap<String, IoStats>,
+}
+
+/// Measure `f` on this thread (whose I/O counters the engines' hooks feed).
+pub fn phase<R>(f: impl FnOnce() -> R) -> (R, PhaseReport) {
+    let before = crate::engine::io::thread_counters();
+    let t0 = mono_ns();
+    let r = f();
+    let ns = mono_ns() - t0;
+    let io = crate::engine::io::thread_counters().minus(&before);
+    let report = PhaseReport {
+        ns,
+        io_by_kind: by_kind(&io),
+    };
+    (r, report)
+}
+
+/// Close `engine` and measure it.
+pub fn close(engine: Box<dyn Engine>) -> PhaseReport {
+    phase(|| drop(engine)).1
+}
+
+/// Counters by file kind name, every kind present.
+fn by_kind(io: &crate::engine::io::IoCounters) -> BTreeMap<String, IoStats> {
+    FileKind::ALL
+        .iter()
+        .map(|k| (k.name().to_string(), *io.kind(*k)))
+        .collect()
 }
 
 /// Streams samples to the spool file.
@@ -90,12 +129,16 @@ pub fn main(spec_path: &Path) -> Result<()> {
     if let Some(p) = &spec.flash_trace {
         crate::flash::run_hook::child_begin(p, &format!("{} {:?}", spec.engine, spec.options))?;
     }
-    let opened = mono_ns();
-    let mut engine = engine::open(&spec.engine, &spec.options, &spec.data_dir)?;
     let mut reader = TraceReader::open(&spec.trace)?;
-    engine.create_schema(&reader.header().workload.model)?;
-    let open_ns = mono_ns() - opened;
-    let report = replay_with(engine.as_mut(), &mut reader, &spec, started, open_ns)?;
+    let (engine, open) = phase(|| -> Result<_> {
+        let mut engine = engine::open(&spec.engine, &spec.options, &spec.data_dir)?;
+        engine.create_schema(&reader.header().workload.model)?;
+        Ok(engine)
+    });
+    let mut engine = engine?;
+    let mut report = replay_with(engine.as_mut(), &mut reader, &spec, started, open.ns)?;
+    report.phases.insert("open".into(), open);
+    report.phases.insert("close".into(), close(engine));
     if spec.flash_trace.is_some() {
         crate::flash::run_hook::child_finish()?;
     }
@@ -144,10 +187,7 @@ fn report(
     open_ns: u64,
     timer_slack_ns: Option<u64>,
 ) -> ReplayReport {
-    let io_by_kind = FileKind::ALL
-        .iter()
-        .map(|k| (k.name().to_string(), *t.io.kind(*k)))
-        .collect();
+    let io_by_kind = by_kind(&t.io);
     ReplayReport {
         engine,
         process_start_ns,
@@ -164,6 +204,7 @@ fn report(
         observation: None,
         verification: t.verification,
         engine_stats: t.engine_stats,
+        phases: BTreeMap::new(),
     }
 }
 

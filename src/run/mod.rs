@@ -223,7 +223,8 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         if flash.wanted() {
             run_hook::mark_run();
         }
-        let report = child::replay_with(engine.as_mut(), &mut reader, &spec, spawn_ns, 0)?;
+        let mut report = child::replay_with(engine.as_mut(), &mut reader, &spec, spawn_ns, 0)?;
+        report.phases.insert("close".into(), child::close(engine));
         if flash.wanted() {
             flash_records = run_hook::end()?;
         }

@@ -49,9 +49,13 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags_and_vfs(&path, flags, vfs::VFS_NAME)
+    let vfs_name = match options::sync_call(options) {
+        "fsync" => vfs::VFS_NAME_FSYNC,
+        _ => vfs::VFS_NAME,
+    };
+    let conn = Connection::open_with_flags_and_vfs(&path, flags, vfs_name)
         .run_err(format!("sqlite: cannot open {}", path.display()))?;
-    let pragmas = options::effective(options);
+    let mut pragmas = options::effective(options);
     for (name, value) in &pragmas {
         // journal_mode returns a row; query_row handles both kinds of PRAGMA.
         let sql = format!("PRAGMA {name} = {value}");
@@ -59,6 +63,8 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
         let mut rows = stmt.query([]).run_err(format!("sqlite: {sql}"))?;
         while rows.next().run_err(format!("sqlite: {sql}"))?.is_some() {}
     }
+    // Recorded in every result, whether chosen or not.
+    pragmas.push(("sync_call", options::sync_call(options).to_string()));
     // SAFETY: the handle is used by the session only while `conn` is alive (field order).
     let session = SqlSession::new(&api::BUNDLED, unsafe { conn.handle() });
     Ok(Box::new(SqliteEngine {
@@ -107,3 +113,6 @@ impl Engine for SqliteEngine {
         self.session.last_read()
     }
 }
+
+#[cfg(test)]
+mod io_tests;

@@ -21,6 +21,7 @@ pub const SPECS: &[OptionSpec] = &[
     OptionSpec { name: "locking_mode", default: "normal", help: "exclusive keeps the lock and skips the change-counter check on every transaction", kind: OptionKind::OneOf(&["normal", "exclusive"]) },
     OptionSpec { name: "temp_store", default: "default", help: "where temporary tables and indices live", kind: OptionKind::OneOf(&["default", "file", "memory"]) },
     OptionSpec { name: "journal_size_limit", default: "-1", help: "bytes of journal/WAL kept after a transaction (-1: no limit)", kind: OptionKind::Integer { min: -1, max: i64::MAX / 2 } },
+    OptionSpec { name: "sync_call", default: "fdatasync", help: "the system call SQLite's syncs make: fdatasync as Android builds SQLite, or fsync", kind: OptionKind::OneOf(&["fdatasync", "fsync"]) },
     OptionSpec { name: "wal_autocheckpoint", default: "1000", help: "WAL pages before an automatic checkpoint", kind: OptionKind::Integer { min: 0, max: i32::MAX as i64 } },
 ];
 
@@ -36,6 +37,14 @@ const ANDROID: &[(&str, &str)] = &[
     ("wal_autocheckpoint", "100"),
 ];
 
+/// Options that are not PRAGMAs.
+const NOT_PRAGMAS: [&str; 2] = ["preset", "sync_call"];
+
+/// The system call SQLite's syncs make: the `sync_call` option, `fdatasync` by default.
+pub fn sync_call(options: &EngineOptions) -> &str {
+    options.get("sync_call").unwrap_or("fdatasync")
+}
+
 /// The PRAGMAs to apply, in order, with the preset expanded and explicit options winning.
 /// `page_size` comes first because it only takes effect before the database has content.
 pub fn effective(options: &EngineOptions) -> Vec<(&'static str, String)> {
@@ -46,7 +55,7 @@ pub fn effective(options: &EngineOptions) -> Vec<(&'static str, String)> {
     };
     SPECS
         .iter()
-        .filter(|s| s.name != "preset")
+        .filter(|s| !NOT_PRAGMAS.contains(&s.name))
         .filter_map(|s| {
             let chosen = options.get(s.name).map(str::to_string).or_else(|| {
                 preset

@@ -1,6 +1,7 @@
 //! A VFS shim that wraps SQLite's default VFS and accounts every xRead, xWrite, xSync and
 //! xTruncate (count, bytes, time blocked) to the calling thread's I/O counters, by file kind
-//! (main database, rollback journal, WAL, other). The replayer snapshots those counters around
+//! (main database, rollback journal, WAL, other; directory syncs, seen by `engine::syncs`, as
+//! `dir`; the WAL index's region maps as `shm`). The replayer snapshots those counters around
 //! each operation, so every I/O is attributed to the operation that caused it.
 //!
 //! The shim is registered once per process under the name [`VFS_NAME`] (not as the default);
@@ -11,6 +12,7 @@
 //! thread's flash trace (deletes as trims); when it is off, that costs one relaxed load.
 
 use crate::engine::io::{self, FileKind, IoStats};
+use crate::engine::syncs;
 use crate::flash::capture;
 use crate::flash::trace::IoOp;
 use crate::platform::clock::mono_ns;
@@ -20,6 +22,9 @@ use std::sync::Once;
 
 pub const VFS_NAME: &str = "pocketbench";
 const VFS_NAME_C: &CStr = c"pocketbench";
+/// The same shim, with every sync made by `fsync` instead of `fdatasync` (`sync_call=fsync`).
+pub const VFS_NAME_FSYNC: &str = "pocketbench-fsync";
+const VFS_NAME_FSYNC_C: &CStr = c"pocketbench-fsync";
 
 /// Our file object: SQLite's base struct, the kind of file, then the wrapped VFS's own file
 /// object right after it (space for it is included in `szOsFile`).
@@ -27,6 +32,8 @@ const VFS_NAME_C: &CStr = c"pocketbench";
 struct ShimFile {
     base: ffi::sqlite3_file,
     kind: FileKind,
+    /// Opened through [`VFS_NAME_FSYNC`].
+    fsync: bool,
     real: *mut ffi::sqlite3_file,
 }
 
@@ -44,13 +51,16 @@ pub fn register() -> bool {
                 return;
             }
             ROOT_VFS = root;
-            let mut shim: ffi::sqlite3_vfs = *root;
-            shim.szOsFile = (std::mem::size_of::<ShimFile>() as c_int) + (*root).szOsFile;
-            shim.zName = VFS_NAME_C.as_ptr();
-            shim.pNext = std::ptr::null_mut();
-            shim.xOpen = Some(shim_open);
-            shim.xDelete = Some(shim_delete);
-            ffi::sqlite3_vfs_register(Box::into_raw(Box::new(shim)), 0);
+            for (name, fsync) in [(VFS_NAME_C, false), (VFS_NAME_FSYNC_C, true)] {
+                let mut shim: ffi::sqlite3_vfs = *root;
+                shim.szOsFile = (std::mem::size_of::<ShimFile>() as c_int) + (*root).szOsFile;
+                shim.zName = name.as_ptr();
+                shim.pNext = std::ptr::null_mut();
+                shim.pAppData = usize::from(fsync) as *mut c_void;
+                shim.xOpen = Some(shim_open);
+                shim.xDelete = Some(shim_delete);
+                ffi::sqlite3_vfs_register(Box::into_raw(Box::new(shim)), 0);
+            }
         }
     });
     // SAFETY: written once inside call_once above, read-only afterwards.
@@ -84,8 +94,13 @@ unsafe fn kind_of_name(name: *const c_char) -> FileKind {
     }
 }
 
+/// Whether `vfs` is the fsync variant.
+unsafe fn forces_fsync(vfs: *mut ffi::sqlite3_vfs) -> bool {
+    !vfs.is_null() && !(*vfs).pAppData.is_null()
+}
+
 unsafe extern "C" fn shim_open(
-    _vfs: *mut ffi::sqlite3_vfs,
+    vfs: *mut ffi::sqlite3_vfs,
     name: *const c_char,
     file: *mut ffi::sqlite3_file,
     flags: c_int,
@@ -94,6 +109,7 @@ unsafe extern "C" fn shim_open(
     let shim = file as *mut ShimFile;
     let real = (file as *mut u8).add(std::mem::size_of::<ShimFile>()) as *mut ffi::sqlite3_file;
     (*shim).kind = kind_of(flags);
+    (*shim).fsync = forces_fsync(vfs);
     (*shim).real = real;
     let root = ROOT_VFS;
     let rc = match (*root).xOpen {
@@ -109,16 +125,20 @@ unsafe extern "C" fn shim_open(
 }
 
 unsafe extern "C" fn shim_delete(
-    _vfs: *mut ffi::sqlite3_vfs,
+    vfs: *mut ffi::sqlite3_vfs,
     name: *const c_char,
     sync_dir: c_int,
 ) -> c_int {
     let root = ROOT_VFS;
+    let dir0 = syncs::thread_dir_sync_ns();
     let t0 = mono_ns();
-    let rc = (*root)
-        .xDelete
-        .map_or(ffi::SQLITE_IOERR_DELETE, |f| f(root, name, sync_dir));
-    let elapsed = mono_ns() - t0;
+    let rc = syncs::sqlite_sync(forces_fsync(vfs), || {
+        (*root)
+            .xDelete
+            .map_or(ffi::SQLITE_IOERR_DELETE, |f| f(root, name, sync_dir))
+    });
+    // A directory sync made inside is counted as `dir`, not as this file's time.
+    let elapsed = (mono_ns() - t0).saturating_sub(syncs::thread_dir_sync_ns() - dir0);
     // Deleting the rollback journal is how a DELETE-mode transaction commits: account every
     // delete as a truncate of the file kind its name shows.
     let kind = kind_of_name(name);
@@ -219,10 +239,13 @@ unsafe extern "C" fn x_truncate(file: *mut ffi::sqlite3_file, size: i64) -> c_in
 unsafe extern "C" fn x_sync(file: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
     let (r, m, kind) = real(file);
     let sync = m.xSync.expect("xSync");
+    let dir0 = syncs::thread_dir_sync_ns();
     timed(
         kind,
-        || sync(r, flags),
+        || syncs::sqlite_sync((*(file as *mut ShimFile)).fsync, || sync(r, flags)),
         |s, ns| {
+            // The directory sync SQLite makes after creating a journal is `dir`'s.
+            let ns = ns.saturating_sub(syncs::thread_dir_sync_ns() - dir0);
             s.add_sync(ns);
             if capture::enabled() {
                 capture::io(kind, IoOp::Sync, 0, 0, ns);
@@ -279,9 +302,23 @@ unsafe extern "C" fn x_shm_map(
     out: *mut *mut c_void,
 ) -> c_int {
     let (r, m, _) = real(file);
-    m.xShmMap.map_or(ffi::SQLITE_IOERR_SHMMAP, |f| {
-        f(r, region, size, extend, out)
-    })
+    let map = m.xShmMap;
+    timed(
+        FileKind::Shm,
+        || {
+            map.map_or(ffi::SQLITE_IOERR_SHMMAP, |f| {
+                f(r, region, size, extend, out)
+            })
+        },
+        |s, ns| {
+            // Growing the index writes its new region; mapping an existing one reads it.
+            if extend != 0 {
+                s.add_write(size as u64, ns);
+            } else {
+                s.add_read(size as u64, ns);
+            }
+        },
+    )
 }
 
 unsafe extern "C" fn x_shm_lock(
