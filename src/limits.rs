@@ -26,6 +26,10 @@ pub const MAX_SQL_BYTES: u64 = 1 << 20;
 pub const MAX_WORKLOAD_FILE_BYTES: u64 = 256 << 20;
 /// Bytes of a saved flash I/O trace (read whole).
 pub const MAX_FLASH_TRACE_BYTES: u64 = 256 << 20;
+/// Bytes of one file of the storage suite (`--read-size`, `--write-size`).
+pub const MAX_STORAGE_FILE_BYTES: u64 = 64 << 30;
+/// Bytes of one call of the storage suite (`--buffer`).
+pub const MAX_STORAGE_BUFFER_BYTES: u64 = 64 << 20;
 /// Bytes of an energy meter CSV (read whole).
 pub const MAX_METER_CSV_BYTES: u64 = 256 << 20;
 

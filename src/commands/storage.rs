@@ -6,7 +6,7 @@ use super::flashbench::check_sqlite_option;
 use crate::bench_suites::parse_size;
 use crate::bench_suites::storage::fileio::SyncMode;
 use crate::bench_suites::storage::sqlite_tx::TxSettings;
-use crate::bench_suites::storage::{self, report, Part, Settings, StorageRun};
+use crate::bench_suites::storage::{self, report, Part, Settings, StorageRun, WriteLayout};
 use crate::error::{Error, Result};
 use crate::report::progress;
 use crate::results::{store::Store, suites};
@@ -33,8 +33,13 @@ pub struct StorageArgs {
     #[arg(long, default_value = "32M")]
     pub read_size: String,
     /// Sequential-write (and random-write) file size.
-    #[arg(long, default_value = "2M")]
+    #[arg(long, default_value = "32M")]
     pub write_size: String,
+    /// What the write tests write into: androbench (sequential writes create a new file,
+    /// random writes overwrite a written one) or preallocated (a fallocated, unwritten file,
+    /// as fio lays out write jobs).
+    #[arg(long, default_value = "androbench")]
+    pub layout: String,
     /// Bytes per sequential call.
     #[arg(long, default_value = "256K")]
     pub buffer: String,
@@ -116,6 +121,20 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
     if a.rand_ops == Some(0) {
         return Err(Error::input("--rand-ops 0: must be positive"));
     }
+    let max = crate::limits::MAX_STORAGE_FILE_BYTES;
+    crate::limits::at_most("--read-size", read_size, max)?;
+    crate::limits::at_most("--write-size", write_size, max)?;
+    crate::limits::at_most("--buffer", buffer, crate::limits::MAX_STORAGE_BUFFER_BYTES)?;
+    if let Some(n) = a.rand_ops {
+        crate::limits::at_most("--rand-ops", n, crate::limits::MAX_OPS)?;
+    }
+    crate::limits::at_most("--txns", a.txns, crate::limits::MAX_OPS)?;
+    let layout = WriteLayout::parse(&a.layout).ok_or_else(|| {
+        Error::input(format!(
+            "--layout {}: expected androbench or preallocated",
+            crate::limits::escape(&a.layout)
+        ))
+    })?;
     check_sqlite_option("journal_mode", "--journal-mode", &a.journal_mode)?;
     check_sqlite_option("synchronous", "--synchronous", &a.synchronous)?;
     if !a.dir.is_dir() {
@@ -141,6 +160,7 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
         seq_read_size: read_size,
         seq_write_size: write_size,
         buffer,
+        layout,
         rand_ops: a.rand_ops,
         modes: list(
             &a.sync,

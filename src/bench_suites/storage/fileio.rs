@@ -93,13 +93,15 @@ pub struct IoTest {
     pub file_size: u64,
     /// Bytes per call (4 KiB for the random tests).
     pub io_size: u64,
-    /// Calls per thread for random tests.
+    /// Calls per thread, for every pattern: the random calls of a random test, one pass over
+    /// the file (file size / call size) for a sequential one.
     pub ops: u64,
     pub threads: u32,
 }
 
 impl IoTest {
-    /// Calls per thread: `ops` for the random patterns, one pass over the file otherwise.
+    /// Calls per thread: `ops` for the random patterns, one pass over the file otherwise
+    /// (which is what `ops` holds for them too).
     pub fn calls(&self) -> u64 {
         if self.pattern.is_random() {
             self.ops
@@ -227,6 +229,24 @@ pub fn prepare_file(path: &Path, size: u64, buf: &mut AlignedBuf) -> Result<()> 
             return Err(os_err("writing", path));
         }
         off += w as u64;
+    }
+    evict(&fd);
+    Ok(())
+}
+
+/// Create `path` as `size` bytes allocated with fallocate(2) but never written (as fio lays
+/// out a file for a write job), with nothing of it cached.
+pub fn preallocate_file(path: &Path, size: u64) -> Result<()> {
+    let fd = open_raw(path, libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC)?
+        .map_err(|_| os_err("creating", path))?;
+    // SAFETY: valid descriptor; 64-bit offsets on every target.
+    let rc = unsafe { libc::posix_fallocate64(fd.0, 0, size as libc::off64_t) };
+    if rc != 0 {
+        return Err(Error::failed(format!(
+            "preallocating {}: {}",
+            path.display(),
+            std::io::Error::from_raw_os_error(rc)
+        )));
     }
     evict(&fd);
     Ok(())

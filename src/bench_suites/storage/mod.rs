@@ -68,6 +68,35 @@ impl Part {
     }
 }
 
+/// What the write tests write into.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteLayout {
+    /// AndroBench's: sequential writes create a new file (each call extends it); random
+    /// writes overwrite a file written in full beforehand. fio: `--fallocate=none` for the
+    /// sequential job (on a removed file), `--overwrite=1` for the random one.
+    #[default]
+    Androbench,
+    /// fio's default: both write into a file preallocated with fallocate(2) and never
+    /// written (unwritten extents). fio: `--fallocate=native` (its default).
+    Preallocated,
+}
+
+impl WriteLayout {
+    pub const ALL: [WriteLayout; 2] = [WriteLayout::Androbench, WriteLayout::Preallocated];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteLayout::Androbench => "androbench",
+            WriteLayout::Preallocated => "preallocated",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| l.name() == s)
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
     pub dir: PathBuf,
@@ -75,6 +104,9 @@ pub struct Settings {
     pub seq_read_size: u64,
     pub seq_write_size: u64,
     pub buffer: u64,
+    /// What the write tests write into (absent in runs stored before it: AndroBench's).
+    #[serde(default)]
+    pub layout: WriteLayout,
     /// Random calls per thread (default: file size / 4 KiB).
     pub rand_ops: Option<u64>,
     pub modes: Vec<SyncMode>,
@@ -234,12 +266,17 @@ fn file_test(
         s.seq_write_size
     };
     let io_size = if pattern.is_random() { 4096 } else { s.buffer };
+    let calls = if pattern.is_random() {
+        s.rand_ops.unwrap_or(file_size / 4096)
+    } else {
+        file_size / io_size
+    };
     let t = IoTest {
         pattern,
         mode,
         file_size,
         io_size,
-        ops: s.rand_ops.unwrap_or(file_size / 4096),
+        ops: calls,
         threads,
     };
     let (mut mbs, mut iops, mut method) = (Vec::new(), Vec::new(), String::new());
@@ -248,14 +285,18 @@ fn file_test(
             .map(|i| fileio::file_for(dir, pattern, i))
             .collect();
         for p in &paths {
-            if pattern == Pattern::SeqWrite {
-                let _ = std::fs::remove_file(p);
-            } else {
-                fileio::prepare_file(
+            match (pattern, s.layout) {
+                (Pattern::SeqWrite, WriteLayout::Androbench) => {
+                    let _ = std::fs::remove_file(p);
+                }
+                (Pattern::SeqWrite | Pattern::RandWrite, WriteLayout::Preallocated) => {
+                    fileio::preallocate_file(p, file_size)?;
+                }
+                _ => fileio::prepare_file(
                     p,
                     file_size,
                     &mut AlignedBuf::new(s.buffer as usize, s.seed),
-                )?;
+                )?,
             }
         }
         let barrier = std::sync::Barrier::new(threads as usize);

@@ -103,6 +103,9 @@ pub fn render(r: &StorageRun) -> String {
             c.raw_device
         );
         let _ = writeln!(o, "           file system: {}", c.file_system_method);
+        if !c.sqlite_method.is_empty() {
+            let _ = writeln!(o, "           SQLite: {}", c.sqlite_method);
+        }
     }
     if r.id > 0 {
         let _ = writeln!(o, "stored     storage run #{}", r.id);
