@@ -149,6 +149,16 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
         |w| w.parse::<u32>().ok().filter(|n| (1..=256).contains(n)),
         "1..256",
     )?;
+    let most_threads = u64::from(threads.iter().copied().max().unwrap_or(1));
+    crate::limits::check_free_space(
+        &a.dir,
+        read_size
+            .max(write_size)
+            .saturating_mul(most_threads)
+            .saturating_mul(2)
+            .saturating_add(64 << 20),
+        "--dir: the test files",
+    )?;
     Ok(Settings {
         dir: a.dir.clone(),
         parts: list(
