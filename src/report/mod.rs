@@ -1,8 +1,10 @@
 //! Reports for people: the terminal summary of a run, the list of stored runs, progress while
 //! work is under way, unit formatting; and for studies the summary table (text, Markdown,
-//! CSV), the HTML report with its SVG figures, PNG rasterisation, and the comparison table.
+//! CSV), the HTML report with its SVG figures, the decision grid's layout, PNG rasterisation,
+//! and the comparison table.
 
 pub mod compare;
+pub mod decision;
 pub mod html;
 pub mod output;
 pub mod platform;

@@ -163,6 +163,11 @@ pub fn plan(name: &str) -> Result<Plan> {
         let (axis, notice) = load_axis(flags.has("background"));
         plan.axes.push(axis);
         plan.notices.extend(notice);
+        // MDPerf's decision grid: one row per governor × system load, one column per workload.
+        plan.grid = Some(crate::report::decision::GridSpec {
+            rows: vec!["governor".into(), "load".into()],
+            columns: "workload".into(),
+        });
     }
     Ok(plan)
 }
@@ -333,5 +338,43 @@ mod tests {
         let cells = super::super::cells::expand(&p).unwrap();
         assert_eq!(cells.len(), p.axes[0].values.len() * 2);
         assert!(p.base.iter().any(|a| a == "ycsb-a"));
+    }
+}
+
+#[cfg(test)]
+mod grid_tests {
+    use super::*;
+
+    #[test]
+    fn mdperf_declares_mdperfs_grid_and_plans_check_theirs() {
+        let p = plan("mdperf").unwrap();
+        let g = p.grid.unwrap();
+        assert_eq!(
+            (g.rows, g.columns.as_str()),
+            (vec!["governor".to_string(), "load".to_string()], "workload")
+        );
+        let text =
+            "[axes]\nworkload = [\"ycsb-a\", \"ycsb-c\"]\ndelay = [\"zero\", \"fixed:1ms\"]\n";
+        let ok = Plan::parse(
+            &format!("{text}[grid]\nrows = [\"delay\"]\n"),
+            "p.toml",
+            "p",
+        )
+        .unwrap();
+        assert_eq!(ok.grid.unwrap().rows, ["delay"]);
+        for (grid, needle) in [
+            (
+                "rows = [\"governor\"]",
+                "p.toml: grid.rows: 'governor' is not an axis of this plan (workload, delay)",
+            ),
+            (
+                "rows = [\"workload\"]",
+                "p.toml: grid.rows: 'workload' appears twice",
+            ),
+            ("colums = \"delay\"", "p.toml: grid.colums: unknown field"),
+        ] {
+            let e = Plan::parse(&format!("{text}[grid]\n{grid}\n"), "p.toml", "p").unwrap_err();
+            assert!(e.to_string().starts_with(needle), "{e}");
+        }
     }
 }

@@ -50,6 +50,7 @@ pub fn create(store: &Store, plan: &Plan, plan_id: &str, cells: &[Cell]) -> Resu
         "cooldown_ns": plan.cooldown_ns,
         "confidence": plan.confidence,
         "notices": plan.notices,
+        "grid": plan.grid,
         "cells": cells.iter().map(|c| serde_json::json!({
             "id": c.id, "labels": labels_json(c), "args": c.args
         })).collect::<Vec<_>>(),

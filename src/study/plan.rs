@@ -53,6 +53,8 @@ pub struct Plan {
     pub include: Vec<Assignment>,
     /// Things the user should know (an axis collapsed because a knob is unavailable).
     pub notices: Vec<String>,
+    /// Which axes form the decision grid's rows and columns (`[grid]`).
+    pub grid: Option<crate::report::decision::GridSpec>,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -67,6 +69,7 @@ const TOP_KEYS: &[&str] = &[
     "axes",
     "exclude",
     "include",
+    "grid",
 ];
 
 impl Plan {
@@ -173,6 +176,7 @@ impl Parser<'_> {
         if axes.is_empty() && include.is_empty() {
             return Err(self.err("axes", "a plan needs at least one axis (or an include)"));
         }
+        let grid = t.get("grid").map(|g| self.grid(g, &axes)).transpose()?;
         Ok(Plan {
             name,
             source: self.source.to_string(),
@@ -187,7 +191,58 @@ impl Parser<'_> {
             exclude,
             include,
             notices: Vec::new(),
+            grid,
         })
+    }
+
+    /// `[grid]`: `rows = ["axis", …]` and `columns = "axis"`, axes of this plan, no axis twice.
+    fn grid(&self, v: &toml::Value, axes: &[Axis]) -> Result<crate::report::decision::GridSpec> {
+        let t = v
+            .as_table()
+            .ok_or_else(|| self.err("grid", "expected a table: rows = [axes], columns = axis"))?;
+        if let Some(k) = t
+            .keys()
+            .find(|k| !["rows", "columns"].contains(&k.as_str()))
+        {
+            return Err(self.err(
+                &format!("grid.{k}"),
+                "unknown field (expected rows, columns)",
+            ));
+        }
+        let known = |name: &str, field: &str| {
+            if axes.iter().any(|a| a.name == name) {
+                Ok(name.to_string())
+            } else {
+                let names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
+                Err(self.err(
+                    field,
+                    format!(
+                        "'{name}' is not an axis of this plan ({})",
+                        names.join(", ")
+                    ),
+                ))
+            }
+        };
+        let columns = match t.get("columns") {
+            Some(v) => known(&self.string(v, "grid.columns")?, "grid.columns")?,
+            None => "workload".to_string(),
+        };
+        let mut rows = Vec::new();
+        if let Some(v) = t.get("rows") {
+            let list = v
+                .as_array()
+                .ok_or_else(|| self.err("grid.rows", "expected a list of axis names"))?;
+            for v in list {
+                let name = known(&self.string(v, "grid.rows")?, "grid.rows")?;
+                if name == columns || rows.contains(&name) {
+                    return Err(
+                        self.err("grid.rows", format!("'{name}' appears twice in the grid"))
+                    );
+                }
+                rows.push(name);
+            }
+        }
+        Ok(crate::report::decision::GridSpec { rows, columns })
     }
 
     fn string(&self, v: &toml::Value, field: &str) -> Result<String> {

@@ -5,61 +5,73 @@
 use super::scatter::label_width;
 use super::svg::{num, Svg};
 use super::Figure;
+use crate::error::{Result, ResultExt};
+use crate::report::decision::{self, factors, verdict, GridSpec, Layout, GOOD, WARNING};
 use crate::results::dataset::Dataset;
 use crate::results::metrics::Metric;
-
-/// Within this factor of the column's best: good.
-pub const GOOD: f64 = 1.10;
-/// Within this factor: warning; beyond it: bad.
-pub const WARNING: f64 = 1.25;
+use crate::results::store::Store;
 
 const GOOD_FILL: &str = "#a6d96a";
 const WARNING_FILL: &str = "#fee08b";
 const BAD_FILL: &str = "#f46d43";
 
-/// How far `v` is from `best` (≥ 1), whichever direction is better.
-pub fn factor(v: f64, best: f64, higher_is_better: bool) -> f64 {
-    let f = if higher_is_better { best / v } else { v / best };
-    if f.is_finite() {
-        f.max(1.0)
-    } else if v == best {
-        1.0
-    } else {
-        f64::INFINITY
+/// The grid the runs' study declares (its plan's `[grid]`), when every run belongs to one
+/// study; otherwise workloads as columns and every other varying setting as rows.
+fn spec(data: &Dataset, store: &Store) -> Result<GridSpec> {
+    let mut studies = data.runs.iter().map(|r| r.study.as_ref().map(|t| t.id));
+    let first = studies.next().flatten();
+    let Some(id) = first.filter(|_| studies.all(|s| s == first)) else {
+        return Ok(GridSpec::default());
+    };
+    let plan: String = store
+        .conn()
+        .query_row("SELECT plan FROM studies WHERE id = ?1", [id], |r| r.get(0))
+        .run_err("results store: studies")?;
+    let plan: serde_json::Value = serde_json::from_str(&plan).unwrap_or_default();
+    Ok(serde_json::from_value(plan["grid"].clone()).unwrap_or_default())
+}
+
+pub fn decision_grid(data: &Dataset, store: &Store, level: f64) -> Result<Figure> {
+    let spec = spec(data, store)?;
+    let configs: Vec<Vec<(String, String)>> = data
+        .groups
+        .iter()
+        .map(|g| {
+            let mut keys = data.keys.clone();
+            for k in ["engine", "workload"] {
+                if !keys.iter().any(|x| x == k) {
+                    keys.push(k.to_string());
+                }
+            }
+            keys.into_iter()
+                .map(|k| {
+                    let v = data.label(g, &k);
+                    (k, v)
+                })
+                .collect()
+        })
+        .collect();
+    Ok(match decision::layout(&configs, &spec) {
+        Ok(layout) => draw(data, &layout, &spec, level),
+        Err(why) => refused(why),
+    })
+}
+
+/// The figure in place of a grid that would mix settings.
+fn refused(why: String) -> Figure {
+    let mut svg = Svg::new(760.0, 40.0);
+    svg.text(10.0, 24.0, "start", "", "Not drawn: see the note above.");
+    Figure {
+        id: "decision-grid",
+        title: "Decision grid".into(),
+        how_to_read: "Rows are configurations, columns workloads, each cell coloured against the best cell of its column.".into(),
+        note: Some(why),
+        svg: svg.finish("decision-grid", "Decision grid"),
     }
 }
 
-/// good / warning / bad for a factor.
-pub fn verdict(f: f64) -> &'static str {
-    if f <= GOOD {
-        "good"
-    } else if f <= WARNING {
-        "warning"
-    } else {
-        "bad"
-    }
-}
-
-pub fn decision_grid(data: &Dataset, level: f64) -> Figure {
-    let mut cols: Vec<String> = Vec::new();
-    let mut rows: Vec<String> = Vec::new();
-    let mut cells: Vec<(usize, usize, usize)> = Vec::new(); // (row, col, group)
-    for (gi, g) in data.groups.iter().enumerate() {
-        let col = data.label(g, "workload");
-        let row: Vec<&str> = g
-            .name
-            .split(' ')
-            .filter(|t| !t.starts_with("workload="))
-            .collect();
-        let row = if row.is_empty() {
-            "all".to_string()
-        } else {
-            row.join(" ")
-        };
-        let c = index_of(&mut cols, col);
-        let r = index_of(&mut rows, row);
-        cells.push((r, c, gi));
-    }
+fn draw(data: &Dataset, layout: &Layout, spec: &GridSpec, level: f64) -> Figure {
+    let (rows, cols, cells) = (&layout.rows, &layout.cols, &layout.cells);
     let metrics = [Metric::Throughput, Metric::P50, Metric::P95];
     let left = label_width(rows.iter().map(String::as_str));
     let cw = 96.0;
@@ -86,14 +98,8 @@ pub fn decision_grid(data: &Dataset, level: f64) -> Figure {
                 Some((r, c, e.mean))
             })
             .collect();
-        for &(r, c, v) in &values {
-            let column = values.iter().filter(|x| x.1 == c).map(|x| x.2);
-            let best = if m.higher_is_better() {
-                column.fold(f64::NEG_INFINITY, f64::max)
-            } else {
-                column.fold(f64::INFINITY, f64::min)
-            };
-            let f = factor(v, best, m.higher_is_better());
+        let fs = factors(&values, m.higher_is_better());
+        for (&(r, c, v), &f) in values.iter().zip(&fs) {
             let verdict = verdict(f);
             let fill = match verdict {
                 "good" => GOOD_FILL,
@@ -137,38 +143,22 @@ pub fn decision_grid(data: &Dataset, level: f64) -> Figure {
         id: "decision-grid",
         title: "Decision grid: is the configuration (governor, load, …) what hurts?".into(),
         how_to_read: format!(
-            "Columns are workloads, rows the other settings (governor × background load in the built-in plans). Each cell holds the mean over repeats and is coloured against the best row of its column: green within {:.0}% of the best, yellow {:.0}–{:.0}% worse, red more than {:.0}% worse (for throughput, worse means lower; for latency, higher). A row that is red across workloads (e.g. one governor) is hurting the app; red in one column only points at that workload.",
-            (GOOD - 1.0) * 100.0,
-            (GOOD - 1.0) * 100.0,
-            (WARNING - 1.0) * 100.0,
-            (WARNING - 1.0) * 100.0
+            "Columns are {cols} values, rows {rows} (governor × system load in the built-in mdperf plan, as MDPerf draws it). Each cell holds the mean over repeats and is coloured against the best cell of its column: green within {good:.0}% of the best, yellow {good:.0}–{warn:.0}% worse, red more than {warn:.0}% worse (for throughput, worse means lower; for latency, higher). A row that is red across workloads (e.g. one governor) is hurting the app; red in one column only points at that workload.",
+            cols = spec.columns,
+            rows = if spec.rows.is_empty() {
+                "the other settings that vary".to_string()
+            } else {
+                spec.rows.join(" × ")
+            },
+            good = (GOOD - 1.0) * 100.0,
+            warn = (WARNING - 1.0) * 100.0,
         ),
-        note: None,
+        note: (!layout.baselines.is_empty()).then(|| {
+            format!(
+                "{} null-engine configuration(s) left out: the null engine measures the harness, it is not a choice",
+                layout.baselines.len()
+            )
+        }),
         svg: svg.finish("decision-grid", "Decision grid"),
-    }
-}
-
-fn index_of(list: &mut Vec<String>, v: String) -> usize {
-    match list.iter().position(|x| *x == v) {
-        Some(i) => i,
-        None => {
-            list.push(v);
-            list.len() - 1
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thresholds() {
-        assert_eq!(verdict(factor(105.0, 100.0, false)), "good");
-        assert_eq!(verdict(factor(120.0, 100.0, false)), "warning");
-        assert_eq!(verdict(factor(130.0, 100.0, false)), "bad");
-        // Throughput: 80 ops/s against a best of 100 is 1.25× worse.
-        assert_eq!(verdict(factor(80.0, 100.0, true)), "warning");
-        assert_eq!(verdict(factor(0.0, 0.0, false)), "good");
     }
 }

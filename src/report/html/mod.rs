@@ -41,7 +41,7 @@ pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>>
             bars::time_split(data, level),
             timeline::timeline(data, store)?,
             lines::cdf(data),
-            grid::decision_grid(data, level),
+            grid::decision_grid(data, store, level)?,
             bars::io_counts(data, level),
         ]);
     }
