@@ -8,6 +8,8 @@
 
 pub mod delay;
 pub mod generators;
+#[cfg(test)]
+mod golden_tests;
 pub mod keys;
 pub mod model;
 pub mod op;

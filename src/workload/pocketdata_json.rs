@@ -226,10 +226,11 @@ mod tests {
 
     fn check_fixture(name: &str, total_ms: u64) {
         let path = fixture(name);
-        if !path.exists() {
-            eprintln!("skipping: {} not present", path.display());
-            return;
-        }
+        assert!(
+            path.is_file(),
+            "fixture {} is missing (it is part of the repository)",
+            path.display()
+        );
         let w = load(&path, &Overrides::default()).unwrap();
         assert_eq!(w.info.name, name);
         assert_eq!(w.info.source, "pocketdata-json");

@@ -337,29 +337,3 @@ fn unknown_names_and_unreadable_files() {
     );
     assert_refused(unreadable, "/nonexistent/wl.properties: ");
 }
-
-/// `cargo test --release --lib ycsb::tests::generation_rate -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn generation_rate() {
-    let n = 10_000_000;
-    for (name, records) in [
-        ("ycsb-a", 500),
-        ("ycsb-d", 500),
-        ("ycsb-e", 500),
-        ("ycsb-e", n),
-    ] {
-        let o = Overrides {
-            records: Some(records),
-            ..with_ops(n)
-        };
-        let t = std::time::Instant::now();
-        let w = builtin(name, &o, 1).expect("ok").expect("known");
-        let count = w.run.count();
-        let rate = count as f64 / t.elapsed().as_secs_f64();
-        println!(
-            "{name} ({records} records): {count} ops, {:.1} M ops/s",
-            rate / 1e6
-        );
-    }
-}
