@@ -17,7 +17,12 @@ fn main() {
     let rounds = args.get(1).copied().unwrap_or(3) as usize;
     let dir = tempfile::tempdir().expect("temporary directory");
     println!("trace generation: {n} operations per round, median of {rounds} rounds");
-    for (name, records) in [("ycsb-a", 500), ("ycsb-d", 500), ("ycsb-e", 500), ("ycsb-e", n)] {
+    for (name, records) in [
+        ("ycsb-a", 500),
+        ("ycsb-d", 500),
+        ("ycsb-e", 500),
+        ("ycsb-e", n),
+    ] {
         let o = Overrides {
             records: Some(records),
             ops: Some(n),

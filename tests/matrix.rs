@@ -6,8 +6,8 @@ mod common;
 
 use common::study::{count, plan_file, study_store};
 use common::{arg, pb, pb_with, BIN};
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// The distinct (cell, repeat) pairs stored.
 const CELL_REPEATS: &str = "SELECT count(DISTINCT cell_id || ':' || repeat) FROM matrix_cells";
@@ -35,20 +35,18 @@ fn killed_half_way_then_resumed_to_exactly_the_full_set() {
     let mut child = Command::new(BIN)
         .args(["matrix", arg(&plan), "--results", arg(&store)])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until some runs are stored, then kill -9 (a run is usually in flight).
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        std::thread::sleep(Duration::from_millis(15));
-        if store.exists() && count(&store, "SELECT count(*) FROM matrix_cells") >= 10 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the study never got going");
+    // Progress says "[11/24] …" as the eleventh run starts, after ten are stored: then kill -9
+    // (a run is in flight).
+    let mut progress = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("[11/24]") {
+        line.clear();
         assert!(
-            child.try_wait().unwrap().is_none(),
-            "finished before it was killed"
+            progress.read_line(&mut line).unwrap() > 0,
+            "the study ended before its eleventh run"
         );
     }
     child.kill().unwrap(); // SIGKILL

@@ -153,6 +153,10 @@ mod tests {
     fn past_deadline_returns_without_sleeping() {
         let waits = blocked_waits();
         sleep_until(mono_ns().saturating_sub(1_000_000));
-        assert_eq!(blocked_waits(), waits, "it blocked for a deadline already past");
+        assert_eq!(
+            blocked_waits(),
+            waits,
+            "it blocked for a deadline already past"
+        );
     }
 }

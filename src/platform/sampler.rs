@@ -135,16 +135,25 @@ mod tests {
     fn samples_at_start_periodically_and_at_stop_and_reports_its_cost() {
         type State = (Vec<u64>, std::sync::mpsc::Sender<()>);
         let (tx, rx) = std::sync::mpsc::channel();
-        let p = start("test-sampler", 1_000_000, (Vec::new(), tx), |s: &mut State, now| {
-            s.0.push(now);
-            let _ = s.1.send(());
-        });
+        let p = start(
+            "test-sampler",
+            1_000_000,
+            (Vec::new(), tx),
+            |s: &mut State, now| {
+                s.0.push(now);
+                let _ = s.1.send(());
+            },
+        );
         // The first sample (taken on this thread) and two periodic ones, whenever they come.
         for _ in 0..3 {
             rx.recv().unwrap();
         }
         let ((times, _), cost) = p.stop();
-        assert!(times.len() >= 4, "first, two periodic, last: {}", times.len());
+        assert!(
+            times.len() >= 4,
+            "first, two periodic, last: {}",
+            times.len()
+        );
         assert_eq!(cost.samples, times.len() as u64);
         assert!(times.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(cost.period_ns, 1_000_000);
