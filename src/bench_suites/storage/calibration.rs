@@ -84,7 +84,7 @@ fn raw_reads(node: &Path, s: &Settings) -> std::result::Result<(f64, f64), Strin
     let p = buf.bytes().as_mut_ptr();
     let read = |len: u64, off: u64| {
         // SAFETY: buffer holds at least len bytes; fd open for reading.
-        let r = unsafe { libc::pread(fd.0, p.cast(), len as usize, off as i64) };
+        let r = unsafe { libc::pread64(fd.0, p.cast(), len as usize, off as libc::off64_t) };
         if r == len as isize {
             Ok(())
         } else {

@@ -224,7 +224,7 @@ pub fn prepare_file(path: &Path, size: u64, buf: &mut AlignedBuf) -> Result<()> 
     while off < size {
         let n = (size - off).min(data.len() as u64) as usize;
         // SAFETY: data valid for n bytes.
-        let w = unsafe { libc::pwrite(fd.0, data.as_ptr().cast(), n, off as i64) };
+        let w = unsafe { libc::pwrite64(fd.0, data.as_ptr().cast(), n, off as libc::off64_t) };
         if w <= 0 {
             return Err(os_err("writing", path));
         }
@@ -327,14 +327,14 @@ fn run_inner(t: &IoTest, path: &Path, seed: u64, refused: Option<&str>) -> Resul
     let n = t.io_size as usize;
     let start = mono_ns();
     for off in t.offsets(&mut rng) {
-        let off = off as i64;
+        let off = off as libc::off64_t;
         let p = buf.bytes().as_mut_ptr();
         // SAFETY: buffer valid for n bytes; fd open in the right mode.
         let r = unsafe {
             if t.pattern.is_read() {
-                libc::pread(fd.0, p.cast(), n, off)
+                libc::pread64(fd.0, p.cast(), n, off)
             } else {
-                libc::pwrite(fd.0, p.cast(), n, off)
+                libc::pwrite64(fd.0, p.cast(), n, off)
             }
         };
         if r < 0 && direct && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
@@ -377,7 +377,7 @@ fn sync_after(mode: SyncMode, fallback: bool, fd: &Fd, off: i64, n: usize) {
             }
             SyncMode::Direct if fallback => {
                 libc::fdatasync(fd.0);
-                libc::posix_fadvise(fd.0, off, n as i64, libc::POSIX_FADV_DONTNEED);
+                libc::posix_fadvise64(fd.0, off, n as libc::off64_t, libc::POSIX_FADV_DONTNEED);
             }
             _ => {}
         }

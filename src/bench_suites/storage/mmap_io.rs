@@ -36,7 +36,7 @@ pub fn run(
     let read = t.pattern.is_read();
     let len = t.file_size as usize;
     // SAFETY: valid descriptor; the file has (or is given) file_size bytes.
-    if !read && unsafe { libc::ftruncate(fd.0, t.file_size as i64) } != 0 {
+    if !read && unsafe { libc::ftruncate64(fd.0, t.file_size as libc::off64_t) } != 0 {
         return Err(err("sizing"));
     }
     let prot = if read {
