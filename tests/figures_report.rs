@@ -64,20 +64,45 @@ fn run_over(sb: &Sandbox, root: &Path, extra: &[&str]) {
     sb.pb(args).expect_ok();
 }
 
+/// Watch `path` (inotify, set up before this returns) and write each `(n, value)` into it
+/// after its n-th read (IN_CLOSE_NOWRITE: the sampler opens, reads and closes the file; the
+/// watcher's own writes are not reads). The thread ends after the last step.
+fn step_on_reads(path: &Path, steps: &'static [(u32, &'static str)]) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: plain inotify calls on a NUL-terminated path; the buffer outlives each read.
+    let fd = unsafe { libc::inotify_init() };
+    assert!(fd >= 0);
+    assert!(unsafe { libc::inotify_add_watch(fd, c.as_ptr(), libc::IN_CLOSE_NOWRITE) } >= 0);
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        let mut reads = 0;
+        let mut buf = [0u8; 4096];
+        for &(n, value) in steps {
+            while reads < n {
+                let got = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+                assert!(got > 0, "inotify read failed");
+                // Events are 16 bytes plus a name (none for a watched file).
+                let mut at = 0;
+                while at < got as usize {
+                    let len = u32::from_ne_bytes(buf[at + 12..at + 16].try_into().unwrap());
+                    at += 16 + len as usize;
+                    reads += 1;
+                }
+            }
+            std::fs::write(&path, format!("{value}\n")).unwrap();
+        }
+        unsafe { libc::close(fd) };
+    });
+}
+
 #[test]
 fn frequency_is_drawn_under_latency_on_the_same_time_axis() {
     let sb = Sandbox::new();
     let t = Tree::big_little();
-    // The LITTLE cluster clocks up in steps while the run replays.
-    let cmd = format!(
-        "for f in 900000 1800000 900000; do sleep 0.02; echo $f > {}; done; sleep 30",
-        t.path(CUR0).display()
-    );
-    run_over(
-        &sb,
-        t.root(),
-        &["--freq-sample", "1ms", "--background-cmd", &cmd],
-    );
+    // The LITTLE cluster clocks up after the sampler's 3rd read of its frequency and down
+    // after the 6th, whenever those happen, so the run sees both however fast the machine is.
+    step_on_reads(&t.path(CUR0), &[(3, "1800000"), (6, "900000")]);
+    run_over(&sb, t.root(), &["--freq-sample", "1ms"]);
     let stored = common::count(
         &sb.results(),
         "SELECT count(DISTINCT khz) FROM frequency_samples WHERE policy = 'policy0'",
