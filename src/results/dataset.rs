@@ -319,14 +319,8 @@ pub struct FreqReading {
 /// The frequency timeline stored for run `id`, in time order (empty when the run had no
 /// sampler, or the store predates the table).
 pub fn frequency_timeline(store: &Store, id: i64) -> Result<Vec<FreqReading>> {
-    let exists: bool = store
-        .conn()
-        .prepare_cached(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'frequency_samples'",
-        )
-        .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)))
-        .run_err("results store: frequency samples")?
-        > 0;
+    let exists = super::guard::has_table(store.conn(), "main", "frequency_samples")
+        .run_err("results store: frequency samples")?;
     if !exists {
         return Ok(Vec::new());
     }

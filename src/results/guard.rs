@@ -183,6 +183,16 @@ fn check_writable(path: &Path, exists: bool) -> Result<()> {
     Ok(())
 }
 
+/// Whether database `schema` (`main`, or an attached one) of `conn` has table `name`.
+pub fn has_table(conn: &Connection, schema: &str, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        &format!("SELECT count(*) FROM {schema}.sqlite_master WHERE type = 'table' AND name = ?1"),
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
+
 /// Refuse before measuring when the store's file system cannot hold `bytes` more.
 pub fn check_room(path: &Path, bytes: u64) -> Result<()> {
     let dir = path

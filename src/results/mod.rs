@@ -47,32 +47,12 @@ pub fn record_with(
     keep_samples: bool,
     also: impl FnOnce(&store::RunWriter<'_>) -> Result<()>,
 ) -> Result<RunSummary> {
-    write_run(out, store, raw_csv, keep_samples, also)
-        .map_err(|e| keep_in_spool(out, store.path(), raw_csv, keep_samples, e))
-}
-
-/// The store could not take a finished run: write it to a spool file beside the store instead,
-/// and say where and how to bring it in. The result is still a failure (exit status 1).
-fn keep_in_spool(
-    out: &RunOutput,
-    store_path: &Path,
-    raw_csv: Option<&Path>,
-    keep_samples: bool,
-    e: crate::error::Error,
-) -> crate::error::Error {
-    let path = spool::path_for(store_path);
-    let kept = spool::create(&path)
-        .and_then(|mut s| write_run(out, &mut s, raw_csv, keep_samples, |_| Ok(())));
-    let p = path.display();
-    match kept {
-        Ok(_) => crate::error::Error::failed(format!(
-            "{e}; the finished run was kept in {p}: bring it into the store with `pocketbench results import {p} --results {}`",
-            store_path.display()
-        )),
-        Err(e2) => crate::error::Error::failed(format!(
-            "{e}; keeping the run in a spool file failed too: {e2}"
-        )),
-    }
+    // A finished run the store cannot take goes to a spool file beside it.
+    write_run(out, store, raw_csv, keep_samples, also).map_err(|e| {
+        spool::keep(store.path(), e, "run", |s| {
+            write_run(out, s, raw_csv, keep_samples, |_| Ok(()))
+        })
+    })
 }
 
 fn write_run(

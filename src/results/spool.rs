@@ -45,6 +45,26 @@ pub fn create(path: &Path) -> Result<Store> {
     Ok(store)
 }
 
+/// The store at `store` failed with `e` to take a finished run: write the run with `write`
+/// into a new spool file beside it instead. The returned error (a run failure) says where the
+/// run was kept and how to bring it in, or that keeping it failed too.
+pub fn keep<T>(
+    store: &Path,
+    e: Error,
+    what: &str,
+    write: impl FnOnce(&mut Store) -> Result<T>,
+) -> Error {
+    let path = path_for(store);
+    let p = path.display();
+    match create(&path).and_then(|mut s| write(&mut s)) {
+        Ok(_) => Error::failed(format!(
+            "{e}; the finished {what} was kept in {p}: bring it into the store with `pocketbench results import {p} --results {}`",
+            store.display()
+        )),
+        Err(e2) => Error::failed(format!("{e}; keeping the {what} in a spool file failed too: {e2}")),
+    }
+}
+
 /// What `import` brought in.
 #[derive(Debug, serde::Serialize)]
 pub struct Imported {
@@ -110,15 +130,6 @@ pub fn import(into: &mut Store, from: &Path) -> Result<Imported> {
     })
 }
 
-fn has_table(tx: &rusqlite::Transaction<'_>, name: &str) -> rusqlite::Result<bool> {
-    tx.query_row(
-        "SELECT count(*) FROM src.sqlite_master WHERE type = 'table' AND name = ?1",
-        [name],
-        |r| r.get::<_, i64>(0),
-    )
-    .map(|n| n > 0)
-}
-
 type IdMap = Vec<(i64, i64)>;
 
 fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(IdMap, IdMap)> {
@@ -127,7 +138,7 @@ fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(IdMap, IdMap)> 
         .prepare("SELECT id FROM src.runs ORDER BY id")?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    let freq = has_table(tx, "frequency_samples")?;
+    let freq = super::guard::has_table(tx, "src", "frequency_samples")?;
     if freq {
         crate::platform::cpufreq::join::ensure_table(tx)?;
     }
@@ -159,7 +170,7 @@ fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(IdMap, IdMap)> 
         runs.push((old, new));
     }
     let mut suite_runs = Vec::new();
-    if has_table(tx, "suite_runs")? {
+    if super::guard::has_table(tx, "src", "suite_runs")? {
         super::suites::ensure_tables(tx)?;
         let old_ids: Vec<i64> = tx
             .prepare("SELECT id FROM src.suite_runs ORDER BY id")?

@@ -122,14 +122,7 @@ impl Store {
     /// another process never blocks it (WAL).
     pub fn open_read(path: &Path) -> Result<Self> {
         let (conn, needs_schema) = guard::open(path, Access::Read)?;
-        let has_runs: bool = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n > 0)
-            .unwrap_or(false);
+        let has_runs = guard::has_table(&conn, "main", "runs").unwrap_or(false);
         if needs_schema && !has_runs {
             return Err(Error::input(format!(
                 "--results {}: empty file, not a results store",

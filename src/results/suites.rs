@@ -36,17 +36,9 @@ pub fn save(
     series: &[(String, Vec<u64>)],
 ) -> Result<i64> {
     save_in(store, suite, created_at, summary, series).map_err(|e| {
-        let path = super::spool::path_for(store.path());
-        let kept = super::spool::create(&path)
-            .and_then(|mut s| save_in(&mut s, suite, created_at, summary, series));
-        let p = path.display();
-        match kept {
-            Ok(_) => Error::failed(format!(
-                "{e}; the finished {suite} run was kept in {p}: bring it into the store with `pocketbench results import {p} --results {}`",
-                store.path().display()
-            )),
-            Err(e2) => Error::failed(format!("{e}; keeping the run in a spool file failed too: {e2}")),
-        }
+        super::spool::keep(store.path(), e, &format!("{suite} run"), |s| {
+            save_in(s, suite, created_at, summary, series)
+        })
     })
 }
 
@@ -85,7 +77,7 @@ fn save_in(
 pub fn load(store: &mut Store, suite: &str, id: Option<i64>) -> Result<(i64, serde_json::Value)> {
     let path = store.path().display().to_string();
     let conn = store.conn_mut();
-    if !has_suite_tables(conn) {
+    if !super::guard::has_table(conn, "main", "suite_runs").unwrap_or(false) {
         return Err(Error::input(format!("--show: no {suite} run in {path}")));
     }
     let row: Option<(i64, String)> = match id {
@@ -113,15 +105,6 @@ pub fn load(store: &mut Store, suite: &str, id: Option<i64>) -> Result<(i64, ser
     })?;
     let v = serde_json::from_str(&text).run_err(format!("results store: {suite} run {id}"))?;
     Ok((id, v))
-}
-
-fn has_suite_tables(conn: &rusqlite::Connection) -> bool {
-    conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'suite_runs'",
-        [],
-        |r| r.get::<_, i64>(0),
-    )
-    .is_ok_and(|n| n > 0)
 }
 
 /// Series `name` of run `id` (empty if absent).
