@@ -51,10 +51,10 @@ fn header(o: &mut String, s: &RunSummary) {
         s.seed,
         s.trace.digest
     );
-    let mode = if s.phases.mode == "warm" {
-        "replayed warm in the loading process"
-    } else {
-        "replayed in a fresh process"
+    let mode = match (&s.phases.runner, s.phases.mode.as_str()) {
+        (_, "warm") => "replayed warm in the loading process".to_string(),
+        (Some(r), _) => format!("replayed in a fresh process under {r} (emulated timings)"),
+        (None, _) => "replayed in a fresh process".to_string(),
     };
     let _ = writeln!(
         o,

@@ -103,6 +103,10 @@ pub struct Phases {
     pub cache: CacheState,
     /// Timer slack of the replaying thread (pocketbench lowers it to 1 ns so sleeps end on time).
     pub timer_slack_ns: Option<u64>,
+    /// The wrapper the replay process ran under (`POCKETBENCH_RUNNER`, e.g. qemu), if any:
+    /// its timings are the emulator's, not a device's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
@@ -186,6 +190,10 @@ pub fn build(
             mode: out.mode.to_string(),
             cache: out.cache.clone(),
             timer_slack_ns: r.timer_slack_ns,
+            runner: (out.mode == "fresh-process")
+                .then(|| std::env::var(crate::run::child::RUNNER_VAR).ok())
+                .flatten()
+                .filter(|r| !r.trim().is_empty()),
         },
         ops: r.ops,
         errors: r.errors,

@@ -208,20 +208,64 @@ fn report(
     }
 }
 
+/// The environment variable naming a wrapper the replay process is started through, as
+/// cargo's target runners: `POCKETBENCH_RUNNER=qemu-aarch64-static` runs an ARM build's
+/// replay under qemu on a host that cannot execute it directly (no binfmt_misc).
+pub const RUNNER_VAR: &str = "POCKETBENCH_RUNNER";
+
+/// The wrapper from [`RUNNER_VAR`], if set: its words (program, then arguments). Refused
+/// (bad input, before anything is measured) when its program is not found.
+pub fn runner() -> Result<Option<Vec<String>>> {
+    let Some(text) = std::env::var_os(RUNNER_VAR) else {
+        return Ok(None);
+    };
+    let text = text.to_string_lossy().into_owned();
+    let words: Vec<String> = text.split_whitespace().map(String::from).collect();
+    let Some(program) = words.first() else {
+        return Ok(None);
+    };
+    let found = if program.contains('/') {
+        std::path::Path::new(program).is_file()
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+    };
+    if !found {
+        return Err(Error::input(format!(
+            "{RUNNER_VAR}={}: no such program (on PATH)",
+            crate::limits::escape(&text)
+        )));
+    }
+    Ok(Some(words))
+}
+
+/// The command that starts this binary as the replay process: directly, or behind the
+/// runner. Never falls back to replaying in this process.
+fn replay_command() -> Result<std::process::Command> {
+    let exe = std::env::current_exe().run_err("locating the pocketbench binary")?;
+    Ok(match runner()? {
+        Some(words) => {
+            let mut c = std::process::Command::new(&words[0]);
+            c.args(&words[1..]).arg(exe);
+            c
+        }
+        None => std::process::Command::new(exe),
+    })
+}
+
 /// Run the replay in a fresh process and wait for it. The child's stderr passes through; its
 /// exit status keeps the error kind (2 bad input, 1 failure).
 pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
     let spec_path = spec.report.with_extension("spec.json");
     std::fs::write(&spec_path, serde_json::to_vec(spec).run_err("replay spec")?)
         .run_err(format!("writing {}", spec_path.display()))?;
-    let exe = std::env::current_exe().run_err("locating the pocketbench binary")?;
-    let mut child =
-        crate::platform::cpufreq::restore::unblocked(&mut std::process::Command::new(exe))
-            .arg("__replay")
-            .arg(&spec_path)
-            .stdin(std::process::Stdio::null())
-            .spawn()
-            .run_err("starting the replay process")?;
+    let mut command = replay_command()?;
+    let mut child = crate::platform::cpufreq::restore::unblocked(&mut command)
+        .arg("__replay")
+        .arg(&spec_path)
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .run_err("starting the replay process")?;
     // A SIGTERM to this process stops the replay too (see platform::cpufreq::restore).
     crate::platform::cpufreq::restore::register_child(child.id(), false);
     let status = child.wait();

@@ -111,6 +111,9 @@ pub struct Prepared {
 /// Validate the request and produce the trace. Every bad input is reported here, before the
 /// database or the results store is touched.
 pub fn prepare(req: &RunRequest) -> Result<Prepared> {
+    if !req.warm {
+        child::runner()?;
+    }
     let workdir = match &req.data_dir {
         Some(d) => {
             std::fs::create_dir_all(d).input_err(format!("--dir {}", d.display()))?;
