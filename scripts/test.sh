@@ -62,6 +62,23 @@ else
     echo "nightly Rust is not installed: the fuzz targets did not run (rustup toolchain install nightly)"
 fi
 
+say "aarch64: static build (scripts/build-device.sh), runs under qemu; the host reads its store"
+scripts/build-device.sh aarch64
+arm_dir=$(mktemp -d)
+arm=(qemu-aarch64-static target/device/aarch64/pocketbench)
+"${arm[@]}" --version
+POCKETBENCH_RUNNER=qemu-aarch64-static "${arm[@]}" run --records 100 --ops 300 --delay zero \
+    --no-overhead --results "$arm_dir/arm.db" --quiet
+POCKETBENCH_RUNNER=qemu-aarch64-static "${arm[@]}" run --workload tests/fixtures/pocketdata/workload_a_0ms.json \
+    --delay zero --no-overhead --results "$arm_dir/arm.db" --quiet
+"${arm[@]}" storage --dir "$arm_dir" --tests seq-read,rand-write --read-size 4M --write-size 4M \
+    --runs 1 --results "$arm_dir/arm.db" --quiet
+cargo run --release --locked --quiet -- results list --results "$arm_dir/arm.db"
+cargo run --release --locked --quiet -- results show 1 --json --results "$arm_dir/arm.db" |
+    python3 -c 'import json, sys; s = json.load(sys.stdin); assert s["ops"] == 300 and s["errors"] == 0 and s["phases"]["runner"] == "qemu-aarch64-static", s["ops"]'
+cargo run --release --locked --quiet -- report --results "$arm_dir/arm.db" -o "$arm_dir/arm.html"
+rm -rf "$arm_dir"
+
 say "release build and a short run of the main job"
 results_dir=$(mktemp -d)
 trap 'rm -rf "$results_dir"' EXIT

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds statically linked pocketbench binaries for phones and boards:
+#   target/device/aarch64/pocketbench   (arm64 Android, Raspberry Pi OS 64-bit, any arm64 Linux)
+#   target/device/armv7/pocketbench     (32-bit ARM)
+# with the default engines (bundled SQLite, LMDB, redb, null); the engines that link Debian's
+# shared libraries (BerkeleyDB, RocksDB, LevelDB) stay host-only.
+#
+#   scripts/build-device.sh aarch64|armv7|all
+#
+# rustup's toolchain here has no ARM standard library, so this uses Debian's Rust (rustc-web,
+# cargo-web, rust-web-src) to build std from source (-Zbuild-std), Debian's cross compilers as
+# linkers and C compilers, and the `device` profile (LTO, one codegen unit, stripped). It
+# installs those packages with apt when they are missing. A static glibc binary cannot resolve
+# host names (NSS); pocketbench on a device never needs to: results come back by pull.
+# Run ARM binaries here through qemu: `qemu-aarch64-static target/device/aarch64/pocketbench`,
+# and `POCKETBENCH_RUNNER=qemu-aarch64-static` for the replay process it starts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+which=${1:?usage: scripts/build-device.sh aarch64|armv7|all}
+case "$which" in
+    aarch64) arches=(aarch64) ;;
+    armv7) arches=(armv7) ;;
+    all) arches=(aarch64 armv7) ;;
+    *) echo "build-device.sh: '$which': expected aarch64, armv7 or all" >&2; exit 2 ;;
+esac
+
+PACKAGES=(rustc-web cargo-web rust-web-src gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+          gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-user-static)
+missing=()
+for p in "${PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+    # Never add armhf as a dpkg architecture: the cross packages above are all that is needed.
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+for arch in "${arches[@]}"; do
+    case "$arch" in
+        aarch64) target=aarch64-unknown-linux-gnu; cc=aarch64-linux-gnu-gcc; ar=aarch64-linux-gnu-ar ;;
+        armv7) target=armv7-unknown-linux-gnueabihf; cc=arm-linux-gnueabihf-gcc; ar=arm-linux-gnueabihf-ar ;;
+    esac
+    var=$(echo "$target" | tr 'a-z-' 'A-Z_')
+    lower=$(echo "$target" | tr '-' '_')
+    echo "== $arch ($target)"
+    # Debian's cargo and rustc explicitly: rustup's come first on PATH.
+    env RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+        "CARGO_TARGET_${var}_LINKER=$cc" "CC_${lower}=$cc" "AR_${lower}=$ar" \
+        "CARGO_TARGET_${var}_RUSTFLAGS=-C target-feature=+crt-static" \
+        /usr/bin/cargo build --locked -Zbuild-std=std,panic_abort --profile device \
+        --target "$target" --target-dir target/device-build
+    mkdir -p "target/device/$arch"
+    cp "target/device-build/$target/device/pocketbench" "target/device/$arch/pocketbench"
+    file "target/device/$arch/pocketbench" 2>/dev/null || true
+    ls -l "target/device/$arch/pocketbench"
+done
