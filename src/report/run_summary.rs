@@ -155,7 +155,7 @@ fn io_table(o: &mut String, s: &RunSummary) {
         .map(|c| format!("; syncs call {c}"))
         .unwrap_or_default();
     let _ = writeln!(o, "\nI/O ({}{sync_call})", s.engine.io_method);
-    let _ = writeln!(o, "  file        reads   read bytes   read time   writes  write bytes  write time   syncs   sync time");
+    let _ = writeln!(o, "  file             reads   read bytes   read time   writes  write bytes  write time   syncs   sync time");
     io_rows(o, &s.io, "");
     for (name, p) in &s.io_phases {
         let Some(t) =
@@ -187,7 +187,7 @@ fn io_rows(
         }
         let _ = writeln!(
             o,
-            "  {:<9}{:>8} {:>12} {:>11} {:>8} {:>12} {:>11} {:>7} {:>11}",
+            "  {:<14}{:>8} {:>12} {:>11} {:>8} {:>12} {:>11} {:>7} {:>11}",
             format!("{prefix}{kind}"),
             io.reads,
             bytes(io.read_bytes),
