@@ -22,9 +22,10 @@ impl AtomicFile {
             .unwrap_or_default();
         name.push(".partial");
         let temp = path.with_file_name(name);
-        let file = File::create(&temp)?;
+        let (file, cleanup) =
+            super::cleanup::Guard::create(|| Ok((File::create(&temp)?, temp.clone())))?;
         Ok(AtomicFile {
-            _cleanup: super::cleanup::Guard::new(&temp),
+            _cleanup: cleanup,
             out: BufWriter::with_capacity(256 * 1024, file),
             temp,
             path: path.to_path_buf(),

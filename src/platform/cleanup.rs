@@ -22,10 +22,26 @@ pub struct Guard {
 
 impl Guard {
     pub fn new(path: &Path) -> Guard {
-        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let path = absolute(path);
         registry().push(path.clone());
         Guard { path }
     }
+
+    /// Create something with `make` and register the path it returns, with the registry
+    /// locked throughout, so a signal can never fall between the two and leave it behind.
+    pub fn create<T>(
+        make: impl FnOnce() -> std::io::Result<(T, PathBuf)>,
+    ) -> std::io::Result<(T, Guard)> {
+        let mut r = registry();
+        let (made, path) = make()?;
+        let path = absolute(&path);
+        r.push(path.clone());
+        Ok((made, Guard { path }))
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 impl Drop for Guard {
@@ -49,16 +65,17 @@ impl TempDir {
     /// A new directory named `PREFIX…` inside `parent` (the system's temporary directory when
     /// `None`).
     pub fn new(prefix: &str, parent: Option<&Path>) -> std::io::Result<TempDir> {
-        let mut b = tempfile::Builder::new();
-        b.prefix(prefix);
-        let dir = match parent {
-            Some(p) => b.tempdir_in(p)?,
-            None => b.tempdir()?,
-        };
-        Ok(TempDir {
-            _guard: Guard::new(dir.path()),
-            dir,
-        })
+        let (dir, guard) = Guard::create(|| {
+            let mut b = tempfile::Builder::new();
+            b.prefix(prefix);
+            let dir = match parent {
+                Some(p) => b.tempdir_in(p)?,
+                None => b.tempdir()?,
+            };
+            let path = dir.path().to_path_buf();
+            Ok((dir, path))
+        })?;
+        Ok(TempDir { _guard: guard, dir })
     }
 
     pub fn path(&self) -> &Path {
