@@ -225,8 +225,12 @@ pub fn read(path: &Path) -> Result<Trace> {
 
 /// Decode a flash trace held in memory (what [`read`] does after reading the file).
 pub fn decode(bytes: &[u8]) -> std::result::Result<Trace, String> {
-    if bytes.len() < 12 || &bytes[..8] != MAGIC {
+    if bytes.len() < 8 || &bytes[..8] != MAGIC {
         return Err("not a pocketbench flash trace (bad magic)".into());
+    }
+    // Magic, header length, checksum: anything shorter cannot be a trace.
+    if bytes.len() < 16 {
+        return Err("truncated: shorter than the smallest trace".into());
     }
     let (body, crc) = bytes.split_at(bytes.len() - 4);
     let want = u32::from_le_bytes(crc.try_into().map_err(|_| "truncated")?);
