@@ -5,6 +5,7 @@
 # to fuzz/regressions/TARGET/ once fixed, so tests/fuzz_regressions.rs replays it forever.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      default: 30 s, every target
+#   FUZZ_SEED=N fixes libFuzzer's seed, so a short run tries the same inputs each time (CI).
 #
 # Exit status: 0 when no target found anything, 1 otherwise, 2 when nightly is missing.
 set -euo pipefail
@@ -44,7 +45,8 @@ for t in "${targets[@]}"; do
     # an unbounded allocation. -fork keeps going after the first finding.
     cargo +nightly fuzz run "$t" "$corpus" -- \
         -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
-        -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || true
+        -artifact_prefix="$artifacts/" -print_final_stats=1 ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
+        >"$log" 2>&1 || true
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     crashes=$(find "$artifacts" -name 'crash-*' | wc -l)
     hangs=$(find "$artifacts" -name 'timeout-*' -o -name 'slow-unit-*' | wc -l)
