@@ -68,10 +68,8 @@ fn sync_call(fd: c_int, fsync: bool) -> c_int {
     } else {
         libc::SYS_fdatasync
     };
-    let t0 = crate::platform::clock::mono_ns();
     // SAFETY: forwards the caller's descriptor to the system call unchanged.
-    let rc = counted(|| unsafe { libc::syscall(nr, fd) });
-    let ns = crate::platform::clock::mono_ns().saturating_sub(t0);
+    let (rc, ns) = counted(|| unsafe { libc::syscall(nr, fd) });
     let _ = CALLS.try_with(|c| {
         let (f, d) = c.get();
         c.set(if fsync { (f + 1, d) } else { (f, d + 1) });
@@ -89,8 +87,9 @@ pub fn thread_syncs() -> (u64, u64) {
     SYNCS.with(Cell::get)
 }
 
+/// Make the call, count it and its time on this thread; returns its result and the time.
 #[inline]
-fn counted(call: impl FnOnce() -> c_long) -> c_int {
+fn counted(call: impl FnOnce() -> c_long) -> (c_int, u64) {
     let t0 = crate::platform::clock::mono_ns();
     let rc = call();
     let ns = crate::platform::clock::mono_ns().saturating_sub(t0);
@@ -99,7 +98,7 @@ fn counted(call: impl FnOnce() -> c_long) -> c_int {
         let (n, t) = c.get();
         c.set((n + 1, t + ns));
     });
-    rc as c_int
+    (rc as c_int, ns)
 }
 
 /// `fsync(2)`, counted.
@@ -130,7 +129,7 @@ pub unsafe extern "C" fn msync(addr: *mut c_void, len: libc::size_t, flags: c_in
     // SAFETY: forwards the caller's arguments to the system call unchanged.
     let call = || unsafe { libc::syscall(libc::SYS_msync, addr, len, flags) };
     if flags & libc::MS_SYNC != 0 {
-        counted(call)
+        counted(call).0
     } else {
         call() as c_int
     }

@@ -190,10 +190,7 @@ pub fn build(
             mode: out.mode.to_string(),
             cache: out.cache.clone(),
             timer_slack_ns: r.timer_slack_ns,
-            runner: (out.mode == "fresh-process")
-                .then(|| std::env::var(crate::run::child::RUNNER_VAR).ok())
-                .flatten()
-                .filter(|r| !r.trim().is_empty()),
+            runner: r.runner.clone(),
         },
         ops: r.ops,
         errors: r.errors,

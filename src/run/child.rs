@@ -72,6 +72,10 @@ pub struct ReplayReport {
     /// operation; SQLite's WAL checkpoint happens here).
     #[serde(default)]
     pub phases: BTreeMap<String, PhaseReport>,
+    /// The wrapper the replay process was started through ([`RUNNER_VAR`]); set by the
+    /// parent that started it.
+    #[serde(default)]
+    pub runner: Option<String>,
 }
 
 /// The time and I/O of a phase of the replay that belongs to no operation.
@@ -205,6 +209,7 @@ fn report(
         verification: t.verification,
         engine_stats: t.engine_stats,
         phases: BTreeMap::new(),
+        runner: None,
     }
 }
 
@@ -240,16 +245,17 @@ pub fn runner() -> Result<Option<Vec<String>>> {
 }
 
 /// The command that starts this binary as the replay process: directly, or behind the
-/// runner. Never falls back to replaying in this process.
-fn replay_command() -> Result<std::process::Command> {
+/// runner (returned as written, for the result). Never falls back to replaying in this
+/// process.
+fn replay_command() -> Result<(std::process::Command, Option<String>)> {
     let exe = std::env::current_exe().run_err("locating the pocketbench binary")?;
     Ok(match runner()? {
         Some(words) => {
             let mut c = std::process::Command::new(&words[0]);
             c.args(&words[1..]).arg(exe);
-            c
+            (c, Some(words.join(" ")))
         }
-        None => std::process::Command::new(exe),
+        None => (std::process::Command::new(exe), None),
     })
 }
 
@@ -259,7 +265,7 @@ pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
     let spec_path = spec.report.with_extension("spec.json");
     std::fs::write(&spec_path, serde_json::to_vec(spec).run_err("replay spec")?)
         .run_err(format!("writing {}", spec_path.display()))?;
-    let mut command = replay_command()?;
+    let (mut command, runner) = replay_command()?;
     let mut child = crate::platform::cpufreq::restore::unblocked(&mut command)
         .arg("__replay")
         .arg(&spec_path)
@@ -287,5 +293,7 @@ pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
         None => return Err(Error::failed("the replay process was killed by a signal")),
     }
     let text = std::fs::read(&spec.report).run_err("reading the replay report")?;
-    serde_json::from_slice(&text).run_err("replay report")
+    let mut report: ReplayReport = serde_json::from_slice(&text).run_err("replay report")?;
+    report.runner = runner;
+    Ok(report)
 }
