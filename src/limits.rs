@@ -136,11 +136,12 @@ pub fn check_info(info: &WorkloadInfo, origin: &str) -> Result<()> {
 }
 
 /// Bytes a trace of `info` will take on disk, over-estimated: key-value records carry 8 bytes
-/// of value seed plus framing, SQL statements their text.
-pub fn trace_bytes_estimate(info: &WorkloadInfo, sql_bytes_per_op: u64) -> u64 {
+/// of value seed plus framing; SQL statements are counted at 512 bytes each (the generated
+/// ones are a few hundred).
+pub fn trace_bytes_estimate(info: &WorkloadInfo) -> u64 {
     let per_op = match info.model {
         DataModel::KeyValue(_) => 24,
-        DataModel::Sql => 16 + sql_bytes_per_op,
+        DataModel::Sql => 16 + 512,
     };
     (info.load_ops.saturating_add(info.run_ops))
         .saturating_mul(per_op)

@@ -145,33 +145,34 @@ fn check_contents(conn: &Connection, path: &Path, access: Access) -> Result<bool
     Ok(app != APPLICATION_ID || version.is_none())
 }
 
-fn writable(path: &Path) -> bool {
-    access_ok(path, libc::W_OK)
+/// The directory a file at `path` is (or would be) in.
+pub fn dir_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
-fn access_ok(path: &Path, mode: libc::c_int) -> bool {
+/// Whether this process may write `path` (a file, or a directory to create files in).
+pub fn writable(path: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
         return false;
     };
     // SAFETY: c is a NUL-terminated path.
-    unsafe { libc::access(c.as_ptr(), mode) == 0 }
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
 /// The store file (if it exists) and its directory (for the file itself, WAL and journal)
 /// must be writable.
 fn check_writable(path: &Path, exists: bool) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = dir_of(path);
     if !dir.is_dir() {
         return Err(bad(
             path,
             format!("directory {} does not exist", dir.display()),
         ));
     }
-    if !access_ok(dir, libc::W_OK) {
+    if !writable(dir) {
         return Err(bad(
             path,
             format!("directory {} is not writable", dir.display()),
@@ -195,10 +196,7 @@ pub fn has_table(conn: &Connection, schema: &str, name: &str) -> rusqlite::Resul
 
 /// Refuse before measuring when the store's file system cannot hold `bytes` more.
 pub fn check_room(path: &Path, bytes: u64) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = dir_of(path);
     crate::limits::check_free_space(
         dir,
         bytes,

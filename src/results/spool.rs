@@ -20,19 +20,12 @@ pub fn path_for(store: &Path) -> PathBuf {
         crate::platform::clock::utc_now().replace([':', '-'], ""),
         std::process::id()
     );
-    let dir = store
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if crate::limits::free_bytes(dir).is_some() && is_writable_dir(dir) {
+    let dir = super::guard::dir_of(store);
+    if dir.is_dir() && super::guard::writable(dir) {
         dir.join(stamp)
     } else {
         std::env::temp_dir().join(stamp)
     }
-}
-
-fn is_writable_dir(dir: &Path) -> bool {
-    tempfile::tempfile_in(dir).is_ok()
 }
 
 /// Open a new spool store at `path`, marked so that `import` removes it once imported.

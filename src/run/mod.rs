@@ -131,7 +131,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
             crate::limits::check_free_space(
                 workdir.path(),
                 crate::limits::database_bytes_estimate(&workload.info)
-                    .saturating_add(crate::limits::trace_bytes_estimate(&workload.info, 512)),
+                    .saturating_add(crate::limits::trace_bytes_estimate(&workload.info)),
                 "the trace and the loaded database",
             )?;
             let delay = match &req.delay {

@@ -74,7 +74,7 @@ pub fn generate(
         )));
     }
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    let need = crate::limits::trace_bytes_estimate(&workload.info, 512);
+    let need = crate::limits::trace_bytes_estimate(&workload.info);
     crate::limits::check_free_space(
         dir.unwrap_or(Path::new(".")),
         need,
