@@ -176,6 +176,13 @@ pub fn check_free_space(dir: &Path, need: u64, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// The directory a file at `path` is (or would be) in.
+pub fn dir_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// Free bytes (for an unprivileged user) on the file system holding `dir`.
 pub fn free_bytes(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;

@@ -95,10 +95,7 @@ pub fn check_writable_parent(path: &std::path::Path, flag: &str) -> Result<()> {
             path.display()
         )));
     }
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
+    let parent = crate::limits::dir_of(path);
     if parent.is_dir() {
         Ok(())
     } else {

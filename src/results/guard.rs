@@ -145,13 +145,6 @@ fn check_contents(conn: &Connection, path: &Path, access: Access) -> Result<bool
     Ok(app != APPLICATION_ID || version.is_none())
 }
 
-/// The directory a file at `path` is (or would be) in.
-pub fn dir_of(path: &Path) -> &Path {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
-
 /// Whether this process may write `path` (a file, or a directory to create files in).
 pub fn writable(path: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
@@ -165,7 +158,7 @@ pub fn writable(path: &Path) -> bool {
 /// The store file (if it exists) and its directory (for the file itself, WAL and journal)
 /// must be writable.
 fn check_writable(path: &Path, exists: bool) -> Result<()> {
-    let dir = dir_of(path);
+    let dir = crate::limits::dir_of(path);
     if !dir.is_dir() {
         return Err(bad(
             path,
@@ -196,7 +189,7 @@ pub fn has_table(conn: &Connection, schema: &str, name: &str) -> rusqlite::Resul
 
 /// Refuse before measuring when the store's file system cannot hold `bytes` more.
 pub fn check_room(path: &Path, bytes: u64) -> Result<()> {
-    let dir = dir_of(path);
+    let dir = crate::limits::dir_of(path);
     crate::limits::check_free_space(
         dir,
         bytes,

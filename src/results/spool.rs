@@ -20,7 +20,7 @@ pub fn path_for(store: &Path) -> PathBuf {
         crate::platform::clock::utc_now().replace([':', '-'], ""),
         std::process::id()
     );
-    let dir = super::guard::dir_of(store);
+    let dir = crate::limits::dir_of(store);
     if dir.is_dir() && super::guard::writable(dir) {
         dir.join(stamp)
     } else {

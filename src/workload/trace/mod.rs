@@ -73,11 +73,9 @@ pub fn generate(
             path.display()
         )));
     }
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    let need = crate::limits::trace_bytes_estimate(&workload.info);
     crate::limits::check_free_space(
-        dir.unwrap_or(Path::new(".")),
-        need,
+        crate::limits::dir_of(path),
+        crate::limits::trace_bytes_estimate(&workload.info),
         &format!("the trace {}", path.display()),
     )?;
     let mut info = workload.info;
