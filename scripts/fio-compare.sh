@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Measures a directory with `pocketbench storage`'s four file tests and with the fio job
-# equivalent to each, side by side (each run: every test with fio, then with pocketbench), and
-# prints both with the ratio pocketbench / fio.
+# equivalent to each, side by side (each run: every test with both tools back to back, fio first
+# in odd runs and pocketbench first in even ones), and
+# prints both with the ratio pocketbench / fio: the geometric mean of the per-run ratios with its
+# 95 % confidence interval (each run pairs the two tools back to back, which cancels drift).
 #
 # The equivalent jobs (one thread, queue depth one, O_DIRECT, psync, SIZE per file):
 #   seq-read    fio --rw=read      --bs=256k  on a file written in full first (fio lays it out)
@@ -53,18 +55,33 @@ print("%.3f" % json.load(sys.stdin)["files"][0]["mb_s"]["mean"])'
 jobs=("seq-read read 256k" "seq-write write 256k" "rand-read randread 4k" "rand-write randwrite 4k")
 out=$work/results.tsv
 : >"$out"
-for _ in $(seq "$runs"); do
+run_fio() { # $1 test name, $2 fio --rw, $3 block size
+    rm -f "$work/$1"
+    # shellcheck disable=SC2046
+    fio --name="$1" --filename="$work/$1" --rw="$2" --bs="$3" --size="$bytes" \
+        --direct=1 --ioengine=psync --numjobs=1 --norandommap --randrepeat=0 \
+        $(layout_opts "$1") --output-format=json | fio_mib_s
+    rm -f "$work/$1"
+}
+
+run_pb() { # $1 test name
+    "$pb" storage --dir "$work" --tests "$1" --sync direct --read-size "$size" \
+        --write-size "$size" --layout "$layout" --runs 1 --results "$work/results.db" \
+        --json --quiet | pb_mib_s
+}
+
+for run in $(seq "$runs"); do
     for j in "${jobs[@]}"; do
         read -r name rw bs <<<"$j"
-        rm -f "$work/$name"
-        # shellcheck disable=SC2046
-        f=$(fio --name="$name" --filename="$work/$name" --rw="$rw" --bs="$bs" --size="$bytes" \
-            --direct=1 --ioengine=psync --numjobs=1 --norandommap --randrepeat=0 \
-            $(layout_opts "$name") --output-format=json | fio_mib_s)
-        rm -f "$work/$name"
-        p=$("$pb" storage --dir "$work" --tests "$name" --sync direct --read-size "$size" \
-            --write-size "$size" --layout "$layout" --runs 1 --results "$work/results.db" \
-            --json --quiet | pb_mib_s)
+        # Alternate which tool goes first, so a systematic effect of going second (a disk
+        # still writing back, a warmer cache) falls on both alike.
+        if ((run % 2)); then
+            f=$(run_fio "$name" "$rw" "$bs")
+            p=$(run_pb "$name")
+        else
+            p=$(run_pb "$name")
+            f=$(run_fio "$name" "$rw" "$bs")
+        fi
         printf '%s\t%s\t%s\n' "$name" "$f" "$p" >>"$out"
     done
 done
@@ -72,7 +89,7 @@ done
 printf 'fio %s and %s on %s: %s per file, layout %s, O_DIRECT, one thread, %s runs\n' \
     "$(fio --version)" "$("$pb" --version)" "$dir" "$size" "$layout" "$runs"
 python3 -c '
-import statistics, sys
+import math, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     name, f, p = line.split("\t")
@@ -81,10 +98,27 @@ for line in open(sys.argv[1]):
     rows[name][1].append(float(p))
 def cv(v):
     return statistics.stdev(v) / statistics.mean(v) if len(v) > 1 else 0.0
-print("  %-11s %11s %7s %13s %7s %7s" % ("test", "fio MiB/s", "cv", "pocketbench", "cv", "ratio"))
+# Student t quantiles (two-sided 95 %) for 1..30 degrees of freedom, 1.96 beyond.
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+       2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+       2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+def ratio_ci(f, p):
+    """Geometric mean of the paired ratios p/f and its 95 % confidence interval: each run
+    measures both tools back to back, so the pairing removes the drift between runs."""
+    logs = [math.log(b / a) for a, b in zip(f, p)]
+    m = statistics.mean(logs)
+    if len(logs) < 2:
+        return math.exp(m), float("nan"), float("nan")
+    half = T95[min(len(logs) - 2, len(T95) - 1)] * statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(m), math.exp(m - half), math.exp(m + half)
+print("  %-11s %11s %7s %13s %7s %7s  %s" % (
+    "test", "fio MiB/s", "cv", "pocketbench", "cv", "ratio", "95% CI of the paired ratio"))
 for name in ["seq-read", "seq-write", "rand-read", "rand-write"]:
     f, p = rows[name]
-    print("  %-11s %11.1f %6.1f%% %13.1f %6.1f%% %7.3f" % (
+    r, lo, hi = ratio_ci(f, p)
+    verdict = "agrees within 5%" if 0.95 <= lo and hi <= 1.05 else (
+        "no difference shown" if lo <= 1.0 <= hi else "differs")
+    print("  %-11s %11.1f %6.1f%% %13.1f %6.1f%% %7.3f  %.3f-%.3f  %s" % (
         name, statistics.mean(f), 100 * cv(f), statistics.mean(p), 100 * cv(p),
-        statistics.mean(p) / statistics.mean(f)))
+        r, lo, hi, verdict))
 ' "$out"

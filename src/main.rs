@@ -16,7 +16,7 @@ fn main() {
         // child is stopped by its parent and keeps the default dispositions).
         platform::cpufreq::restore::install_signal_handling();
     }
-    if let Err(e) = commands::platform::set_sysfs_root(cli.sysfs_root.as_deref()) {
+    if let Err(e) = platform::args::set_sysfs_root(cli.sysfs_root.as_deref()) {
         eprintln!("pocketbench: error: {}", limits::one_line(&e.to_string()));
         std::process::exit(e.exit_code());
     }

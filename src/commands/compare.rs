@@ -1,11 +1,27 @@
 //! `pocketbench compare A B`: two cells, configurations or result stores, metric by metric.
 
-use crate::cli::CompareArgs;
 use crate::error::{Error, Result};
 use crate::report::compare::{self, Side};
 use crate::results::dataset::Dataset;
 use crate::results::filter::Filter;
+use clap::Args;
 use std::path::Path;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Baseline: a results store file, or a filter over --results.
+    pub a: String,
+    /// Compared with A: a results store file, or a filter over --results.
+    pub b: String,
+    #[arg(long, default_value = "pocketbench.db")]
+    pub results: PathBuf,
+    /// Confidence level of intervals and of the significance test.
+    #[arg(long, default_value_t = 0.90)]
+    pub confidence: f64,
+    #[arg(long)]
+    pub json: bool,
+}
 
 pub fn main(args: &CompareArgs) -> Result<i32> {
     if !(args.confidence > 0.0 && args.confidence < 1.0) {

@@ -6,8 +6,8 @@
 //! cannot be controlled it says so, runs what it can (the workload with and without its think
 //! time), and says what it could and could not determine.
 
-use crate::commands::platform::PlatformArgs;
 use crate::error::{Error, Result};
+use crate::platform::args::PlatformArgs;
 use crate::platform::cpufreq::{self, request::GovernorRequest};
 use crate::platform::diagnose::{judge, Candidate, Spread, Thresholds, Verdict};
 use crate::platform::environment::sysfs_root;

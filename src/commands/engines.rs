@@ -1,10 +1,16 @@
 //! `pocketbench engines`: every engine with its version and options.
 
-use crate::cli::EnginesArgs;
 use crate::engine::options::OptionKind;
 use crate::engine::REGISTRY;
 use crate::error::Result;
+use clap::Args;
 use serde::Serialize;
+
+#[derive(Args, Debug)]
+pub struct EnginesArgs {
+    #[arg(long)]
+    pub json: bool,
+}
 
 #[derive(Serialize)]
 struct EngineListing {

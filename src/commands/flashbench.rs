@@ -119,7 +119,7 @@ pub fn main(a: &FlashbenchArgs) -> Result<i32> {
     progress::set_quiet(a.quiet || a.json);
     for (p, flag) in [(&a.csv, "--csv"), (&a.requests_csv, "--requests-csv")] {
         if let Some(p) = p {
-            super::run::check_writable_parent(p, flag)?;
+            crate::limits::check_output_file(p, flag)?;
         }
     }
     if let Some(id) = a.show {

@@ -1,6 +1,5 @@
 //! `pocketbench matrix`: run (or resume) a study plan and print its cells' statistics.
 
-use crate::cli::MatrixArgs;
 use crate::error::{Error, Result};
 use crate::report::summary_table;
 use crate::results::dataset::Dataset;
@@ -9,6 +8,37 @@ use crate::results::store::Store;
 use crate::study::plan::Plan;
 use crate::study::runner::{self, MatrixOptions};
 use crate::study::{builtin, cells};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct MatrixArgs {
+    /// Plan file (TOML).
+    #[arg(required_unless_present = "plan", conflicts_with = "plan")]
+    pub file: Option<PathBuf>,
+    /// Built-in plan instead of a file: pocketdata, mdperf, engines.
+    #[arg(long)]
+    pub plan: Option<String>,
+    /// Continue the latest study of this plan in the results store: run only missing runs.
+    #[arg(long)]
+    pub resume: bool,
+    /// Results store (overrides the plan's `results`; default pocketbench.db).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// Repeats of every cell (overrides the plan's `repeats`).
+    #[arg(long)]
+    pub repeats: Option<u32>,
+    /// Confidence level of the intervals in the closing table (default: the plan's, 0.90).
+    #[arg(long)]
+    pub confidence: Option<f64>,
+    /// List the cells and the run count, run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
 
 pub fn main(args: &MatrixArgs) -> Result<i32> {
     let mut plan = match (&args.file, &args.plan) {

@@ -1,8 +1,28 @@
 //! `pocketbench report`: the study report as HTML, figure files, Markdown or CSV.
 
-use crate::cli::ReportArgs;
 use crate::error::{Error, Result};
 use crate::report::output::{self, Format, Request};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    #[arg(long, default_value = "pocketbench.db")]
+    pub results: PathBuf,
+    /// Only runs matching key=value[,key=value...] (alternatives with |); keys: run, study,
+    /// cell, repeat, workload, engine, delay, pacing and every axis of a study.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Output file (html, md, csv) or directory (png, svg).
+    #[arg(long, short = 'o', default_value = "report.html")]
+    pub output: PathBuf,
+    /// html, png, svg, md or csv.
+    #[arg(long, default_value = "html")]
+    pub format: String,
+    /// Confidence level of the intervals.
+    #[arg(long, default_value_t = 0.90)]
+    pub confidence: f64,
+}
 
 pub fn main(args: &ReportArgs) -> Result<i32> {
     let format = Format::parse(&args.format)?;

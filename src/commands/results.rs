@@ -1,11 +1,49 @@
 //! `pocketbench results list` and `pocketbench results show`.
 
-use crate::cli::ResultsCommand;
 use crate::error::Result;
 use crate::report::run_summary;
 use crate::results::spool;
 use crate::results::store::Store;
+use clap::Subcommand;
 use std::path::Path;
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub enum ResultsCommand {
+    /// One line per stored run.
+    #[command(after_help = "Example:\n  pocketbench results list --results study.db")]
+    List {
+        #[arg(long, default_value = "pocketbench.db")]
+        results: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring the runs of spool files (kept when the store could not take a finished run) or of
+    /// another store into this store, under new ids. Spool files are removed once imported.
+    #[command(
+        after_help = "Examples:\n  pocketbench results import pocketbench.db.spool-20261124T120000Z-4242.db\n  pocketbench results import phone.db --results lab.db"
+    )]
+    Import {
+        /// Spool files or results stores to import.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The results store to import into.
+        #[arg(long, default_value = "pocketbench.db")]
+        results: PathBuf,
+        /// Print what was imported as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The full summary of one run.
+    #[command(after_help = "Example:\n  pocketbench results show 3 --json")]
+    Show {
+        id: i64,
+        #[arg(long, default_value = "pocketbench.db")]
+        results: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
 
 pub fn main(cmd: &ResultsCommand) -> Result<i32> {
     match cmd {

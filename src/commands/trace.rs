@@ -1,11 +1,40 @@
 //! `pocketbench trace gen` and `pocketbench trace show`.
 
-use crate::cli::{TraceCommand, WorkloadArgs};
 use crate::error::Result;
+use crate::run::args::WorkloadArgs;
 use crate::workload::delay::{self, DelayModel};
 use crate::workload::{resolve, trace};
+use clap::Subcommand;
 use serde::Serialize;
 use std::path::Path;
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub enum TraceCommand {
+    /// Write a workload as a trace file.
+    #[command(
+        after_help = "Examples:\n  pocketbench trace gen -o c.pbt\n  pocketbench trace gen --workload ycsb-a --ops 10000000 --delay zero -o big.pbt\n  pocketbench trace gen --workload workload_ia_log.json -o ia.pbt"
+    )]
+    Gen {
+        #[command(flatten)]
+        workload: WorkloadArgs,
+        /// Output file.
+        #[arg(long, short = 'o')]
+        output: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a trace: header, totals, operation mix, delays, first operations.
+    #[command(after_help = "Example:\n  pocketbench trace show c.pbt --limit 20")]
+    Show {
+        file: PathBuf,
+        /// Operations of each phase to print.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+}
 
 pub fn main(cmd: &TraceCommand) -> Result<i32> {
     match cmd {
@@ -41,8 +70,8 @@ struct Generated<'a> {
 }
 
 fn generate(args: &WorkloadArgs, output: &Path, json: bool) -> Result<i32> {
-    let workload = resolve::resolve(&args.workload, &super::overrides(args)?, args.seed)?;
-    let delay = match super::delay(args)? {
+    let workload = resolve::resolve(&args.workload, &args.overrides()?, args.seed)?;
+    let delay = match args.delay()? {
         Some(d) => d,
         None if workload.info.recorded_delays => DelayModel::Recorded,
         None => DelayModel::parse(

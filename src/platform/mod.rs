@@ -4,6 +4,7 @@
 //! and `doctor`'s survey of what the device offers. Anything the device does not offer is
 //! reported as unavailable, with the reason.
 
+pub mod args;
 pub mod atomic_file;
 pub mod background;
 pub mod cache;

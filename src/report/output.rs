@@ -75,7 +75,7 @@ pub fn check_output(format: Format, output: &Path) -> Result<()> {
         return if output.is_dir() {
             Ok(())
         } else {
-            crate::commands::run::check_writable_parent(output, "-o")
+            crate::limits::check_output_file(output, "-o")
         };
     }
     if output.is_dir() {
@@ -84,7 +84,7 @@ pub fn check_output(format: Format, output: &Path) -> Result<()> {
             output.display()
         )));
     }
-    crate::commands::run::check_writable_parent(output, "-o")
+    crate::limits::check_output_file(output, "-o")
 }
 
 pub fn write(req: &Request<'_>) -> Result<Written> {

@@ -2,6 +2,7 @@
 //! it from the page cache, replay the trace in a fresh process with the pacer and the per-op
 //! recorder, and measure the harness's own overhead on the null engine.
 
+pub mod args;
 pub mod child;
 pub mod load;
 pub mod materialize;

@@ -3,7 +3,7 @@
 //! cell's argument list into the very `RunArgs` that `pocketbench run` would get. A flag added
 //! to `run` is an axis from then on, with nothing to change here.
 
-use crate::cli::RunArgs;
+use crate::run::args::RunArgs;
 use clap::{ArgAction, Args, Parser};
 use std::sync::OnceLock;
 

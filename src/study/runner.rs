@@ -59,7 +59,7 @@ pub fn requests(plan: &Plan, cells: &[Cell]) -> Result<Vec<(RunRequest, bool)>> 
         .map(|cell| {
             let at = |e: Error| e.context(format!("{}: cell {}", plan.source, cell.name()));
             let args = super::flags::parse(&cell.args).map_err(|why| at(Error::input(why)))?;
-            let req = crate::commands::run::request(&args).map_err(at)?;
+            let req = args.request().map_err(at)?;
             check(&req).map_err(at)?;
             Ok((req, !args.no_samples))
         })
