@@ -7,6 +7,7 @@
 pub mod bench_suites;
 pub mod cli;
 pub mod commands;
+pub mod diagnose;
 pub mod engine;
 pub mod error;
 pub mod flash;

@@ -71,3 +71,49 @@ fn every_command_has_help_with_examples() {
         );
     }
 }
+
+/// Every flag and argument of every command, hidden ones aside, says what it is for in `--help`.
+#[test]
+fn every_flag_has_help_text() {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        for a in cmd.get_arguments() {
+            let id = a.get_id().as_str();
+            if a.is_hide_set() || id == "help" || id == "version" {
+                continue;
+            }
+            if a.get_help().is_none() {
+                missing.push(format!("{path} {id}"));
+            }
+        }
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            walk(sub, &format!("{path} {}", sub.get_name()), missing);
+        }
+    }
+    let mut missing = Vec::new();
+    walk(
+        &pocketbench::cli::Cli::command(),
+        "pocketbench",
+        &mut missing,
+    );
+    assert!(missing.is_empty(), "flags without help: {missing:#?}");
+}
+
+/// `diagnose` sets each governor it compares itself, so it offers `--governors` and no
+/// `--governor` (which could only be refused).
+#[test]
+fn diagnose_offers_no_governor_flag() {
+    use clap::CommandFactory;
+    let cli = pocketbench::cli::Cli::command();
+    let diagnose = cli.find_subcommand("diagnose").expect("diagnose");
+    let longs: Vec<&str> = diagnose
+        .get_arguments()
+        .filter_map(|a| a.get_long())
+        .collect();
+    assert!(longs.contains(&"governors"), "{longs:?}");
+    assert!(!longs.contains(&"governor"), "{longs:?}");
+    let run = cli.find_subcommand("run").expect("run");
+    assert!(run
+        .get_arguments()
+        .any(|a| a.get_long() == Some("governor")));
+}

@@ -14,11 +14,13 @@ pub struct CompareArgs {
     pub a: String,
     /// Compared with A: a results store file, or a filter over --results.
     pub b: String,
+    /// Results store (SQLite file).
     #[arg(long, default_value = "pocketbench.db")]
     pub results: PathBuf,
     /// Confidence level of intervals and of the significance test.
     #[arg(long, default_value_t = 0.90)]
     pub confidence: f64,
+    /// Print the output as JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }

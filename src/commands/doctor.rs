@@ -19,6 +19,7 @@ pub struct DoctorArgs {
     /// Restore cpufreq files left changed by a run that was killed (SIGKILL, power loss).
     #[arg(long)]
     pub restore: bool,
+    /// Print the output as JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -24,6 +24,7 @@ pub struct ImportArgs {
     pub run: i64,
     /// The meter's CSV: a time column and power, or current (with voltage or --voltage).
     pub file: PathBuf,
+    /// Results store (SQLite file).
     #[arg(long, default_value = "pocketbench.db")]
     pub results: PathBuf,
     /// Unix time (seconds) of the CSV's time 0, when its timestamps are relative.
@@ -38,6 +39,7 @@ pub struct ImportArgs {
     /// Supply voltage, when the CSV has current but no voltage column.
     #[arg(long)]
     pub voltage: Option<f64>,
+    /// Print the output as JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }

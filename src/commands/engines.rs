@@ -8,6 +8,7 @@ use serde::Serialize;
 
 #[derive(Args, Debug)]
 pub struct EnginesArgs {
+    /// Print the output as JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -45,9 +45,11 @@ pub enum FlashCommand {
         after_help = "Examples:\n  pocketbench flash replay run.pbft\n  pocketbench flash replay run.pbft --preset mlc-4k --flash op=0.28 --flash gc=cost-benefit\n  pocketbench flash replay run.pbft --flash precondition=fresh --json"
     )]
     Replay {
+        /// Flash I/O trace file (from `run --flash-trace`).
         file: PathBuf,
         #[command(flatten)]
         model: FlashModelArgs,
+        /// Print the output as JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -65,12 +67,14 @@ pub enum FlashCommand {
         gc: Vec<String>,
         #[command(flatten)]
         model: FlashModelArgs,
+        /// Print the output as JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// List the presets and model options.
     #[command(after_help = "Example:\n  pocketbench flash presets --json")]
     Presets {
+        /// Print the output as JSON instead of text.
         #[arg(long)]
         json: bool,
     },

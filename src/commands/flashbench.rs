@@ -59,8 +59,10 @@ pub struct FlashbenchArgs {
     /// Write one CSV row per request (time and modelled flash work) to this file.
     #[arg(long)]
     pub requests_csv: Option<PathBuf>,
+    /// Print the output as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// No progress output on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }

@@ -34,8 +34,10 @@ pub struct MatrixArgs {
     /// List the cells and the run count, run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Print the output as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// No progress output on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }

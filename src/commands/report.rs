@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
+    /// Results store (SQLite file).
     #[arg(long, default_value = "pocketbench.db")]
     pub results: PathBuf,
     /// Only runs matching key=value[,key=value...] (alternatives with |); keys: run, study,

@@ -13,8 +13,10 @@ pub enum ResultsCommand {
     /// One line per stored run.
     #[command(after_help = "Example:\n  pocketbench results list --results study.db")]
     List {
+        /// Results store (SQLite file).
         #[arg(long, default_value = "pocketbench.db")]
         results: PathBuf,
+        /// Print the output as JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -37,9 +39,12 @@ pub enum ResultsCommand {
     /// The full summary of one run.
     #[command(after_help = "Example:\n  pocketbench results show 3 --json")]
     Show {
+        /// Run id (see `pocketbench results list`).
         id: i64,
+        /// Results store (SQLite file).
         #[arg(long, default_value = "pocketbench.db")]
         results: PathBuf,
+        /// Print the output as JSON instead of text.
         #[arg(long)]
         json: bool,
     },

@@ -64,6 +64,7 @@ pub struct StorageArgs {
     /// SQLite synchronous setting for the transaction suites.
     #[arg(long, default_value = "full")]
     pub synchronous: String,
+    /// Seed of the random offsets and data (the same seed replays the same calls).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Results store.
@@ -72,8 +73,10 @@ pub struct StorageArgs {
     /// Print a stored run (the latest without ID) instead of running.
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "0")]
     pub show: Option<i64>,
+    /// Print the output as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// No progress output on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }

@@ -21,16 +21,19 @@ pub enum TraceCommand {
         /// Output file.
         #[arg(long, short = 'o')]
         output: PathBuf,
+        /// Print the output as JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Print a trace: header, totals, operation mix, delays, first operations.
     #[command(after_help = "Example:\n  pocketbench trace show c.pbt --limit 20")]
     Show {
+        /// Trace file to print.
         file: PathBuf,
         /// Operations of each phase to print.
         #[arg(long, default_value_t = 10)]
         limit: usize,
+        /// Print the output as JSON instead of text.
         #[arg(long)]
         json: bool,
     },

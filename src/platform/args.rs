@@ -1,10 +1,10 @@
-//! The platform flags shared by `run` and `diagnose` (governor, background load, frequency
-//! sampling, energy source, idle baseline) and `--sysfs-root`, turned into a
-//! [`PlatformRequest`]. Bad values are input errors naming the flag.
+//! The platform flags shared by `run` and `diagnose` (background load, frequency sampling,
+//! energy source, idle baseline) and `--sysfs-root`, turned into a [`PlatformRequest`] without
+//! a governor: `run` adds its `--governor`, `diagnose` sets each governor it compares. Bad
+//! values are input errors naming the flag.
 
 use crate::error::{Error, Result};
 use crate::platform::background;
-use crate::platform::cpufreq::request::GovernorRequest;
 use crate::platform::energy::Choice;
 use crate::platform::environment::SYSFS_ROOT_ENV;
 use crate::platform::session::PlatformRequest;
@@ -14,12 +14,6 @@ use std::path::Path;
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct PlatformArgs {
-    /// CPU frequency governor for the run, on every cpufreq policy: performance, powersave,
-    /// ondemand, conservative, schedutil, interactive, userspace:FREQ (e.g. 1.2GHz, max) or
-    /// fixed:50%. Needs root; without permission the run goes ahead and says so. Restored
-    /// afterwards, also on Ctrl-C, SIGTERM and panic.
-    #[arg(long, value_name = "GOVERNOR")]
-    pub governor: Option<String>,
     /// Background load during the measured phase: cpu:N[:DUTY%], io:N[:write|read][:RATE],
     /// mixed; join several with +.
     #[arg(long, value_name = "SPEC")]
@@ -41,14 +35,8 @@ pub struct PlatformArgs {
 }
 
 impl PlatformArgs {
+    /// The request, with no governor set.
     pub fn request(&self) -> Result<PlatformRequest> {
-        let governor = self
-            .governor
-            .as_deref()
-            .map(|g| {
-                GovernorRequest::parse(g).map_err(|e| Error::input(format!("--governor {g}: {e}")))
-            })
-            .transpose()?;
         let background = match &self.background {
             Some(b) => {
                 background::parse(b).map_err(|e| Error::input(format!("--background {b}: {e}")))?
@@ -84,7 +72,7 @@ impl PlatformArgs {
             d => Some(parse_duration(d, "--idle-baseline")?),
         };
         Ok(PlatformRequest {
-            governor,
+            governor: None,
             background,
             background_cmd: self.background_cmd.clone(),
             freq_period_ns,
@@ -126,9 +114,6 @@ mod tests {
             f(&mut a);
             a.request().unwrap_err().to_string()
         };
-        assert!(
-            bad(|a| a.governor = Some("fixed:200%".into())).starts_with("--governor fixed:200%")
-        );
         assert!(bad(|a| a.background = Some("gpu".into())).starts_with("--background gpu"));
         assert!(bad(|a| a.freq_sample = "10us".into()).starts_with("--freq-sample"));
         assert!(bad(|a| a.energy = "solar".into()).starts_with("--energy solar"));

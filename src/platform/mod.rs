@@ -11,7 +11,6 @@ pub mod cache;
 pub mod cleanup;
 pub mod clock;
 pub mod cpufreq;
-pub mod diagnose;
 pub mod doctor;
 pub mod energy;
 pub mod environment;

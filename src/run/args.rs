@@ -8,6 +8,8 @@ use crate::error::{Error, Result};
 use crate::flash::config::ModelConfig;
 use crate::flash::run_hook::FlashRequest;
 use crate::limits::check_output_file;
+use crate::platform::cpufreq::request::GovernorRequest;
+use crate::platform::session::PlatformRequest;
 use crate::workload::delay::DelayModel;
 use crate::workload::Overrides;
 use clap::Args;
@@ -97,6 +99,12 @@ pub struct RunArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub platform: crate::platform::args::PlatformArgs,
+    /// CPU frequency governor for the run, on every cpufreq policy: performance, powersave,
+    /// ondemand, conservative, schedutil, interactive, userspace:FREQ (e.g. 1.2GHz, max) or
+    /// fixed:50%. Needs root; without permission the run goes ahead and says so. Restored
+    /// afterwards, also on Ctrl-C, SIGTERM and panic.
+    #[arg(long, value_name = "GOVERNOR")]
+    pub governor: Option<String>,
     /// Save the database's file-level I/O trace (load and run phases) for the flash model.
     #[arg(long, value_name = "FILE")]
     pub flash_trace: Option<PathBuf>,
@@ -165,9 +173,21 @@ impl RunArgs {
             drop_caches: self.drop_caches,
             data_dir: self.dir.clone(),
             measure_overhead: !self.no_overhead,
-            platform: self.platform.request()?,
+            platform: PlatformRequest {
+                governor: self.governor()?,
+                ..self.platform.request()?
+            },
             flash: self.flash_request()?,
         })
+    }
+
+    fn governor(&self) -> Result<Option<GovernorRequest>> {
+        self.governor
+            .as_deref()
+            .map(|g| {
+                GovernorRequest::parse(g).map_err(|e| Error::input(format!("--governor {g}: {e}")))
+            })
+            .transpose()
     }
 
     fn flash_request(&self) -> Result<FlashRequest> {
