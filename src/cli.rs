@@ -3,9 +3,10 @@
 //! plans read too).
 
 use crate::commands::{
-    compare::CompareArgs, diagnose::DiagnoseArgs, doctor::DoctorArgs, energy::EnergyCommand,
-    engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs,
-    report::ReportArgs, results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
+    compare::CompareArgs, completions::CompletionsArgs, diagnose::DiagnoseArgs, doctor::DoctorArgs,
+    energy::EnergyCommand, engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs,
+    matrix::MatrixArgs, report::ReportArgs, results::ResultsCommand, storage::StorageArgs,
+    trace::TraceCommand,
 };
 use crate::run::args::RunArgs;
 use clap::{Parser, Subcommand};
@@ -87,6 +88,11 @@ pub enum Command {
     /// Storage micro-benchmarks (AndroBench/Mobibench style): sequential and random file I/O
     /// by sync mode and thread count, SQLite transactions per second, calibration table.
     Storage(StorageArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    #[command(
+        after_help = "Examples:\n  pocketbench completions bash > /etc/bash_completion.d/pocketbench\n  pocketbench completions zsh > \"${fpath[1]}/_pocketbench\"\n  pocketbench completions fish > ~/.config/fish/completions/pocketbench.fish"
+    )]
+    Completions(CompletionsArgs),
     /// Replay process (internal: started by `run`).
     #[command(name = "__replay", hide = true)]
     Replay { spec: PathBuf },

@@ -10,6 +10,7 @@ pub mod commands;
 pub mod diagnose;
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod flash;
 pub mod fuzzing;
 pub mod limits;

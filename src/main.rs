@@ -1,7 +1,7 @@
 //! The `pocketbench` command: parse the command line, dispatch, and map errors to exit status
 //! (2 for bad input, 1 for a failed run) with one line on stderr.
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use pocketbench::cli::{Cli, Command};
 use pocketbench::{commands, limits, platform, run};
 
@@ -10,7 +10,7 @@ fn main() {
     // Like other Unix tools, end quietly when the reader of our output goes away (`| head`).
     // SAFETY: restoring the default disposition of SIGPIPE before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| usage_error(e));
     if !matches!(cli.command, Command::Replay { .. }) {
         // Ctrl-C and SIGTERM remove temporary files and restore what was changed (the replay
         // child is stopped by its parent and keeps the default dispositions).
@@ -34,6 +34,7 @@ fn main() {
         Command::Flash(cmd) => commands::flash::main(cmd),
         Command::Flashbench(args) => commands::flashbench::main(args),
         Command::Storage(args) => commands::storage::main(args),
+        Command::Completions(args) => commands::completions::main(args, Cli::command()),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
     };
     match outcome {
@@ -43,4 +44,28 @@ fn main() {
             std::process::exit(e.exit_code());
         }
     }
+}
+
+/// clap's verdict on the command line: `--help` and `--version` print as clap prints them;
+/// a usage error becomes one line (clap's lines joined) and exit status 2.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.to_string();
+    let line = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("; ");
+    eprintln!("pocketbench: error: {}", limits::one_line(&line));
+    std::process::exit(2);
 }

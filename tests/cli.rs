@@ -117,3 +117,29 @@ fn diagnose_offers_no_governor_flag() {
         .get_arguments()
         .any(|a| a.get_long() == Some("governor")));
 }
+
+/// `completions` prints a script each shell accepts; bash, run for real, registers it.
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    let sb = Sandbox::new();
+    let bash = sb.pb(["completions", "bash"]).expect_ok().stdout;
+    assert!(bash.contains("_pocketbench()"), "{bash}");
+    // Subcommands and the closed value sets (ValueEnum) are offered.
+    assert!(bash.contains("storage") && bash.contains("hgrm"), "{bash}");
+    let script = sb.write("pb.bash", &bash);
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source {} && complete -p pocketbench",
+            script.display()
+        ))
+        .output()
+        .expect("bash");
+    let registered = String::from_utf8_lossy(&out.stdout);
+    assert!(registered.contains("_pocketbench"), "{registered} {out:?}");
+    let zsh = sb.pb(["completions", "zsh"]).expect_ok().stdout;
+    assert!(zsh.starts_with("#compdef pocketbench"), "{zsh}");
+    let fish = sb.pb(["completions", "fish"]).expect_ok().stdout;
+    assert!(fish.contains("complete -c pocketbench"), "{fish}");
+    sb.expect_refused(&[("completions tcsh", "invalid value 'tcsh'")]);
+}

@@ -205,7 +205,7 @@ fn report_writes_every_format_and_refuses_bad_input() {
         (vec!["--filter", "engine"], "not key=value"),
         (vec!["--filter", "engine=rocksdb"], "no runs match"),
         (vec!["-o", "/no/such/dir/r.html"], "-o /no/such/dir/r.html"),
-        (vec!["--format", "gif"], "--format gif"),
+        (vec!["--format", "gif"], "invalid value 'gif' for '--format"),
     ] {
         let o = run(&args).expect_code(2);
         assert!(o.stderr.contains(expected), "{args:?}: {}", o.stderr);

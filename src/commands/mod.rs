@@ -2,6 +2,7 @@
 //! JSON). Handlers hold no measurement logic of their own.
 
 pub mod compare;
+pub mod completions;
 pub mod diagnose;
 pub mod doctor;
 pub mod energy;

@@ -1,4 +1,4 @@
-//! `pocketbench report`: the study report as HTML, figure files, Markdown or CSV.
+//! `pocketbench report`: the study report as HTML, figure files, or an export format.
 
 use crate::error::{Error, Result};
 use crate::report::output::{self, Format, Request};
@@ -14,19 +14,23 @@ pub struct ReportArgs {
     /// cell, repeat, workload, engine, delay, pacing and every axis of a study.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Output file (html, md, csv) or directory (png, svg).
+    /// Output file (html, json, csv, md; hgrm and hlog when they are one file) or directory
+    /// (png, svg; hgrm and hlog when they are several files).
     #[arg(long, short = 'o', default_value = "report.html")]
     pub output: PathBuf,
-    /// html, png, svg, md or csv.
-    #[arg(long, default_value = "html")]
-    pub format: String,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Html)]
+    pub format: Format,
     /// Confidence level of the intervals.
     #[arg(long, default_value_t = 0.90)]
     pub confidence: f64,
+    /// Print what was written (files, runs, configurations, figures) as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn main(args: &ReportArgs) -> Result<i32> {
-    let format = Format::parse(&args.format)?;
+    let format = args.format;
     if !(args.confidence > 0.0 && args.confidence < 1.0) {
         return Err(Error::input(format!(
             "--confidence {}: expected a level between 0 and 1, e.g. 0.90",
@@ -43,14 +47,13 @@ pub fn main(args: &ReportArgs) -> Result<i32> {
         output: &args.output,
         level: args.confidence,
     })?;
-    let what = if format.is_directory() {
-        format!(
-            "{} figures in {}",
-            written.files.len(),
-            args.output.display()
-        )
-    } else {
-        args.output.display().to_string()
+    if args.json {
+        super::print_json(&written)?;
+        return Ok(0);
+    }
+    let what = match written.files.as_slice() {
+        [one] if !format.is_directory() => one.display().to_string(),
+        files => format!("{} files in {}", files.len(), args.output.display()),
     };
     println!(
         "wrote {what}: {} runs in {} configurations, {} ms",

@@ -1,7 +1,11 @@
 //! `pocketbench results list` and `pocketbench results show`.
 
 use crate::error::Result;
+use crate::export;
 use crate::report::run_summary;
+use crate::results::dataset::Dataset;
+use crate::results::filter::Filter;
+use crate::results::repeats::DEFAULT_LEVEL;
 use crate::results::spool;
 use crate::results::store::Store;
 use clap::Subcommand;
@@ -36,17 +40,26 @@ pub enum ResultsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// The full summary of one run.
-    #[command(after_help = "Example:\n  pocketbench results show 3 --json")]
+    /// The full summary of one run, or the run exported in a file format.
+    #[command(
+        after_help = "Examples:\n  pocketbench results show 3 --json\n  pocketbench results show 3 --format hgrm -o hist/   one .hgrm per operation kind\n  pocketbench results show 3 --format hlog -o run3.hlog"
+    )]
     Show {
         /// Run id (see `pocketbench results list`).
         id: i64,
         /// Results store (SQLite file).
         #[arg(long, default_value = "pocketbench.db")]
         results: PathBuf,
-        /// Print the output as JSON instead of text.
-        #[arg(long)]
+        /// Print the summary as JSON (the same as --format json's run).
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// Export the run instead of printing its summary.
+        #[arg(long, value_enum)]
+        format: Option<export::Format>,
+        /// Write the export here (a file, or a directory when it is several files) instead of
+        /// stdout.
+        #[arg(long, short = 'o', requires = "format")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -61,8 +74,17 @@ pub fn main(cmd: &ResultsCommand) -> Result<i32> {
                 print!("{}", run_summary::render_list(&rows));
             }
         }
-        ResultsCommand::Show { id, results, json } => {
+        ResultsCommand::Show {
+            id,
+            results,
+            json,
+            format,
+            output,
+        } => {
             let store = existing(results)?;
+            if let Some(f) = format {
+                return export_run(&store, *id, *f, output.as_deref());
+            }
             let summary = store.summary(*id)?;
             if *json {
                 super::print_json(&summary)?;
@@ -105,6 +127,28 @@ pub fn main(cmd: &ResultsCommand) -> Result<i32> {
                 super::print_json(&all)?;
             }
         }
+    }
+    Ok(0)
+}
+
+/// Export run `id` of `store` in format `f`, to `output` or stdout.
+fn export_run(store: &Store, id: i64, f: export::Format, output: Option<&Path>) -> Result<i32> {
+    if let Some(o) = output {
+        if !o.is_dir() {
+            crate::limits::check_output_file(o, "-o")?;
+        }
+    }
+    store.summary(id)?;
+    let filter = Filter::parse(&format!("run={id}"), "run id")?;
+    let data = Dataset::load(store, &filter)?;
+    let exporter = f.exporter();
+    let parts = exporter.export(&export::Input {
+        data: &data,
+        store,
+        level: DEFAULT_LEVEL,
+    })?;
+    for file in export::write(&parts, exporter.extension(), output, "-o")? {
+        eprintln!("wrote {}", file.display());
     }
     Ok(0)
 }

@@ -1,44 +1,55 @@
 //! Writing a report in the asked format: one HTML file, one PNG or SVG file per figure in a
 //! directory (the runs' figures and, when the store holds flashbench runs, the flashbench
-//! figures), or the summary table as Markdown or CSV. Files appear whole or not at all
+//! figures), or any export format (`export/`: JSON, CSV, Markdown, .hgrm, .hlog). Files appear whole or not at all
 //! (`platform::atomic_file`), so an interrupted report never leaves half a file.
 
 use super::html::{self, page::PageInfo};
-use super::{raster, summary_table};
+use super::raster;
 use crate::error::{Error, Result, ResultExt};
-use crate::platform::atomic_file::AtomicFile;
+use crate::export::{self, atomic_write};
 use crate::results::dataset::Dataset;
 use crate::results::filter::Filter;
 use crate::results::store::Store;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A report format: the HTML page, figure files, or any export format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
+    /// One self-contained HTML file with SVG figures.
     Html,
+    /// One PNG file per figure, in a directory.
     Png,
+    /// One SVG file per figure, in a directory.
     Svg,
-    Markdown,
+    /// The runs' summaries and the configurations' statistics.
+    Json,
+    /// The configurations' table as CSV.
     Csv,
+    /// The configurations' table as Markdown.
+    Md,
+    /// HdrHistogram percentile distributions, one per configuration and operation kind
+    /// (a directory unless there is only one).
+    Hgrm,
+    /// HdrHistogram interval logs, one per run (a directory unless there is only one).
+    Hlog,
 }
 
 impl Format {
-    pub fn parse(text: &str) -> Result<Format> {
-        match text {
-            "html" => Ok(Format::Html),
-            "png" => Ok(Format::Png),
-            "svg" => Ok(Format::Svg),
-            "md" | "markdown" => Ok(Format::Markdown),
-            "csv" => Ok(Format::Csv),
-            _ => Err(Error::input(format!(
-                "--format {text}: expected html, png, svg, md or csv"
-            ))),
-        }
-    }
-
     /// PNG and SVG write a directory of files.
     pub fn is_directory(self) -> bool {
         matches!(self, Format::Png | Format::Svg)
+    }
+
+    /// The export format behind this report format, if it is one.
+    pub fn export(self) -> Option<export::Format> {
+        match self {
+            Format::Json => Some(export::Format::Json),
+            Format::Csv => Some(export::Format::Csv),
+            Format::Md => Some(export::Format::Md),
+            Format::Hgrm => Some(export::Format::Hgrm),
+            Format::Hlog => Some(export::Format::Hlog),
+            Format::Html | Format::Png | Format::Svg => None,
+        }
     }
 }
 
@@ -63,6 +74,14 @@ pub struct Written {
 /// Check the output location before any work: a file needs an existing directory, a figure
 /// directory must be creatable.
 pub fn check_output(format: Format, output: &Path) -> Result<()> {
+    if matches!(format, Format::Hgrm | Format::Hlog) {
+        // One file, or a directory of them: known only once the runs are read.
+        return if output.is_dir() {
+            Ok(())
+        } else {
+            crate::limits::check_output_file(output, "-o")
+        };
+    }
     if format.is_directory() {
         if output.is_file() {
             return Err(Error::input(format!(
@@ -91,8 +110,8 @@ pub fn write(req: &Request<'_>) -> Result<Written> {
     let filter = Filter::parse(req.filter.unwrap_or(""), "--filter")?;
     let data = Dataset::load(req.store, &filter)?;
     let figures = match req.format {
-        Format::Markdown | Format::Csv => Vec::new(),
-        _ => html::figures(&data, req.store, req.level)?,
+        Format::Html | Format::Png | Format::Svg => html::figures(&data, req.store, req.level)?,
+        _ => Vec::new(),
     };
     // A store of flashbench runs alone still has figures to show (but a filter selects runs).
     if data.runs.is_empty() && (figures.is_empty() || req.filter.is_some()) {
@@ -110,14 +129,15 @@ pub fn write(req: &Request<'_>) -> Result<Written> {
         configurations: data.groups.len(),
         figures: 0,
     };
-    let text = match req.format {
-        Format::Markdown => Some(summary_table::markdown(&data, req.level)),
-        Format::Csv => Some(summary_table::csv(&data, req.level)),
-        _ => None,
-    };
-    if let Some(text) = text {
-        atomic_write(req.output, text.as_bytes())?;
-        written.files.push(req.output.to_path_buf());
+    if let Some(f) = req.format.export() {
+        let exporter = f.exporter();
+        let input = export::Input {
+            data: &data,
+            store: req.store,
+            level: req.level,
+        };
+        let parts = exporter.export(&input)?;
+        written.files = export::write(&parts, exporter.extension(), Some(req.output), "-o")?;
         return Ok(written);
     }
     written.figures = figures.len();
@@ -130,7 +150,7 @@ pub fn write(req: &Request<'_>) -> Result<Written> {
                 level: req.level,
             };
             let page = html::page::render(&data, &figures, &info);
-            atomic_write(req.output, page.as_bytes())?;
+            atomic_write(req.output, page.as_bytes(), "-o")?;
             written.files.push(req.output.to_path_buf());
         }
         _ => {
@@ -143,18 +163,10 @@ pub fn write(req: &Request<'_>) -> Result<Written> {
                     ("svg", f.svg.clone().into_bytes())
                 };
                 let path = req.output.join(format!("{}.{ext}", f.id));
-                atomic_write(&path, &bytes)?;
+                atomic_write(&path, &bytes, "-o")?;
                 written.files.push(path);
             }
         }
     }
     Ok(written)
-}
-
-/// Write `bytes` to `path` whole or not at all.
-fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let what = format!("-o {}", path.display());
-    let mut file = AtomicFile::create(path).input_err(&what)?;
-    file.writer().write_all(bytes).run_err(&what)?;
-    file.commit().run_err(&what)
 }

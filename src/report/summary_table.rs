@@ -1,7 +1,7 @@
 //! The summary of a set of runs, one row per configuration: repeats, each main metric's mean
 //! with its confidence interval and coefficient of variation, and percentiles pooled over all
-//! repeats' operations. Rendered for the terminal, as Markdown (for issues) and as CSV (for
-//! spreadsheets), and as JSON rows.
+//! repeats' operations, and its aligned terminal rendering (the exporters in `export/` render
+//! the same rows as Markdown, CSV and JSON).
 
 use crate::results::dataset::Dataset;
 use crate::results::metrics::Metric;
@@ -37,7 +37,7 @@ pub fn rows(data: &Dataset, level: f64) -> Vec<Row> {
         .collect()
 }
 
-fn est(row: &Row, key: &str) -> Option<Estimate> {
+pub fn est(row: &Row, key: &str) -> Option<Estimate> {
     row.metrics
         .iter()
         .find(|(k, _)| *k == key)
@@ -54,7 +54,7 @@ fn cv(e: Option<Estimate>) -> String {
 }
 
 /// Columns shared by the text and Markdown tables.
-fn columns(level: f64) -> Vec<String> {
+pub fn columns(level: f64) -> Vec<String> {
     let ci = format!("±{:.0}% CI", level * 100.0);
     vec![
         "configuration".into(),
@@ -68,7 +68,8 @@ fn columns(level: f64) -> Vec<String> {
     ]
 }
 
-fn values(r: &Row) -> Vec<String> {
+/// One row's cells under [`columns`].
+pub fn values(r: &Row) -> Vec<String> {
     vec![
         r.configuration.clone(),
         r.runs.len().to_string(),
@@ -120,77 +121,4 @@ pub fn text(data: &Dataset, level: f64) -> String {
         let _ = writeln!(o, "{}", line.join("  ").trim_end());
     }
     o
-}
-
-/// A GitHub-flavoured Markdown table.
-pub fn markdown(data: &Dataset, level: f64) -> String {
-    let rows = rows(data, level);
-    let mut o = String::new();
-    let head = columns(level);
-    let _ = writeln!(o, "| {} |", head.join(" | "));
-    let _ = writeln!(
-        o,
-        "|{}",
-        head.iter()
-            .enumerate()
-            .map(|(i, _)| if i == 0 { " --- |" } else { " ---: |" })
-            .collect::<String>()
-    );
-    for r in &rows {
-        let v: Vec<String> = values(r).iter().map(|s| s.replace('|', "\\|")).collect();
-        let _ = writeln!(o, "| {} |", v.join(" | "));
-    }
-    let _ = writeln!(
-        o,
-        "\nMean over repeats ± half-width of the {:.0}% Student-t confidence interval; CV = sd / mean; pooled = all operations of all repeats.",
-        level * 100.0
-    );
-    o
-}
-
-/// CSV: one row per configuration, mean/sd/ci_low/ci_high/cv per metric, pooled percentiles.
-pub fn csv(data: &Dataset, level: f64) -> String {
-    let rows = rows(data, level);
-    let mut head = vec!["configuration".to_string(), "runs".into(), "n".into()];
-    for m in Metric::MAIN {
-        for part in ["mean", "sd", "ci_low", "ci_high", "cv"] {
-            head.push(format!("{}_{part}", m.key()));
-        }
-    }
-    for p in ["p50", "p95", "p99", "max"] {
-        head.push(format!("pooled_{p}_us"));
-    }
-    let mut o = head.join(",") + "\n";
-    let num = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
-    for r in &rows {
-        let ids: Vec<String> = r.runs.iter().map(i64::to_string).collect();
-        let mut line = vec![
-            quote(&r.configuration),
-            ids.join(" "),
-            r.runs.len().to_string(),
-        ];
-        for m in Metric::MAIN {
-            let e = est(r, m.key());
-            line.push(num(e.map(|e| e.mean)));
-            line.push(num(e.and_then(|e| e.sd)));
-            line.push(num(e.and_then(|e| e.ci()).map(|c| c.0)));
-            line.push(num(e.and_then(|e| e.ci()).map(|c| c.1)));
-            line.push(num(e.and_then(|e| e.cv)));
-        }
-        let p = &r.pooled_us;
-        for v in [p.p50, p.p95, p.p99, p.max] {
-            line.push(format!("{v}"));
-        }
-        o.push_str(&line.join(","));
-        o.push('\n');
-    }
-    o
-}
-
-fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
