@@ -49,7 +49,7 @@ print("%.3f" % (side["bw_bytes"] / 1048576))'
 pb_mib_s() {
     python3 -c '
 import json, sys
-print("%.3f" % json.load(sys.stdin)["files"][0]["mb_s"]["mean"])'
+print("%.3f" % json.load(sys.stdin)["files"][0]["mib_s"]["mean"])'
 }
 
 jobs=("seq-read read 256k" "seq-write write 256k" "rand-read randread 4k" "rand-write randwrite 4k")

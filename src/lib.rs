@@ -14,6 +14,7 @@ pub mod export;
 pub mod flash;
 pub mod fuzzing;
 pub mod limits;
+pub mod output;
 pub mod platform;
 pub mod report;
 pub mod results;

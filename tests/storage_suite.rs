@@ -42,8 +42,8 @@ fn tiny_storage_run_covers_every_part() {
     let files = r["files"].as_array().unwrap();
     assert_eq!(files.len(), 4 * 4 * 2);
     for f in files {
-        assert_eq!(f["mb_s"]["runs"].as_array().unwrap().len(), 2);
-        assert!(f["mb_s"]["mean"].as_f64().unwrap() > 0.0, "{f:#}");
+        assert_eq!(f["mib_s"]["runs"].as_array().unwrap().len(), 2);
+        assert!(f["mib_s"]["mean"].as_f64().unwrap() > 0.0, "{f:#}");
         let mode = f["test"]["mode"].as_str().unwrap();
         let method = f["method"].as_str().unwrap();
         match mode {

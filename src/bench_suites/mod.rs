@@ -7,14 +7,15 @@ pub mod flashbench;
 pub mod storage;
 
 use crate::error::{Error, Result};
+use crate::output::units::parse_size;
 use crate::workload::rng::Rng;
 
 /// Parse `A..B:STEP` (inclusive) or a comma list `A,B,C` of positive integers for `flag`.
 pub fn parse_grid(text: &str, flag: &str) -> Result<Vec<u64>> {
     let bad = |why: &str| Error::input(format!("{flag} {text}: {why}"));
     let num = |s: &str| {
-        parse_size(s.trim())
-            .ok_or_else(|| bad("expected a positive integer (K/M suffixes allowed)"))
+        parse_size(s.trim(), flag)
+            .map_err(|_| bad("expected a positive integer (K/M suffixes allowed)"))
     };
     let values: Vec<u64> = if let Some((range, step)) = text.split_once(':') {
         let (a, b) = range
@@ -35,21 +36,6 @@ pub fn parse_grid(text: &str, flag: &str) -> Result<Vec<u64>> {
         return Err(bad("too many values"));
     }
     Ok(values)
-}
-
-/// `4096`, `4K`, `256k`, `32M`, `1G` → bytes (binary multiples); None if malformed or zero.
-pub fn parse_size(s: &str) -> Option<u64> {
-    let (digits, mult) = match s.char_indices().last()? {
-        (i, 'k' | 'K') => (&s[..i], 1 << 10),
-        (i, 'm' | 'M') => (&s[..i], 1 << 20),
-        (i, 'g' | 'G') => (&s[..i], 1 << 30),
-        _ => (s, 1),
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .filter(|&n| n > 0)
 }
 
 /// `len` random alphanumeric bytes.
@@ -76,7 +62,5 @@ mod tests {
         assert!(e.starts_with("--counts 5..1:1:"), "{e}");
         assert!(parse_grid("1,x", "--s").is_err());
         assert!(parse_grid("0", "--s").is_err());
-        assert_eq!(parse_size("32M"), Some(32 << 20));
-        assert_eq!(parse_size("k"), None);
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::diagnose::{self, judge::Thresholds};
 use crate::error::{Error, Result};
+use crate::output::progress;
 use crate::platform::args::PlatformArgs;
-use crate::report::progress;
 use crate::workload::delay::DelayModel;
 use clap::Args;
 use std::path::PathBuf;

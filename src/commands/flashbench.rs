@@ -6,7 +6,7 @@ use crate::bench_suites::flashbench::{self, report, CellResult, FlashbenchRun, R
 use crate::bench_suites::parse_grid;
 use crate::engine::options::EngineOptions;
 use crate::error::{Error, Result};
-use crate::report::progress;
+use crate::output::progress;
 use crate::results::{store::Store, suites};
 use clap::Args;
 use std::path::PathBuf;

@@ -1,6 +1,7 @@
 //! `pocketbench matrix`: run (or resume) a study plan and print its cells' statistics.
 
 use crate::error::{Error, Result};
+use crate::output::progress;
 use crate::report::summary_table;
 use crate::results::dataset::Dataset;
 use crate::results::filter::Filter;
@@ -62,10 +63,10 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
         }
         plan.confidence = c;
     }
+    progress::set_quiet(args.quiet || args.json);
     let opts = MatrixOptions {
         resume: args.resume,
         results: args.results.clone(),
-        quiet: args.quiet || args.json,
         dry_run: args.dry_run,
     };
     if args.dry_run {

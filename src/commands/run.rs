@@ -1,7 +1,8 @@
 //! `pocketbench run`.
 
 use crate::error::Result;
-use crate::report::{progress, run_summary};
+use crate::output::progress;
+use crate::report::run_summary;
 use crate::results::{self, store::Store};
 use crate::run::{self, args::RunArgs};
 

@@ -3,12 +3,12 @@
 //! prints a stored run.
 
 use super::flashbench::check_sqlite_option;
-use crate::bench_suites::parse_size;
 use crate::bench_suites::storage::fileio::SyncMode;
 use crate::bench_suites::storage::sqlite_tx::TxSettings;
 use crate::bench_suites::storage::{self, report, Part, Settings, StorageRun, WriteLayout};
 use crate::error::{Error, Result};
-use crate::report::progress;
+use crate::output::progress;
+use crate::output::units::parse_size;
 use crate::results::{store::Store, suites};
 use clap::Args;
 use std::path::PathBuf;
@@ -98,11 +98,14 @@ fn list<T>(
 
 fn settings(a: &StorageArgs) -> Result<Settings> {
     let bytes = |v: &str, flag: &str| {
-        parse_size(v).filter(|b| b % 4096 == 0).ok_or_else(|| {
-            Error::input(format!(
-                "{flag} {v}: expected a size that is a multiple of 4K, e.g. 256K or 32M"
+        parse_size(v, flag)
+            .ok()
+            .filter(|b| b % 4096 == 0)
+            .ok_or_else(|| {
+                Error::input(format!(
+                "{flag} {v}: expected a size that is a multiple of 4K (4 KiB), e.g. 256K or 32M"
             ))
-        })
+            })
     };
     let (read_size, write_size, buffer) = (
         bytes(&a.read_size, "--read-size")?,

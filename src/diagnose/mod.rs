@@ -11,10 +11,10 @@ pub mod judge;
 mod render;
 
 use crate::error::{Error, Result};
+use crate::output::progress;
 use crate::platform::cpufreq::{self, request::GovernorRequest};
 use crate::platform::environment::sysfs_root;
 use crate::platform::session::PlatformRequest;
-use crate::report::progress;
 use crate::results::{self, store::Store, summary::RunSummary};
 use crate::run::{self, pacer::Pacing, RunRequest, WorkloadChoice};
 use crate::workload::delay::DelayModel;

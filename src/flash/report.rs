@@ -4,7 +4,7 @@
 use super::analytic::Validation;
 use super::counters::{Derived, FlashCounters};
 use super::ModelReport;
-use crate::report::units::{bytes, ns};
+use crate::output::units::{bytes, ns};
 use std::fmt::Write as _;
 
 fn opt(x: Option<f64>) -> String {

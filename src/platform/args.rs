@@ -4,11 +4,11 @@
 //! values are input errors naming the flag.
 
 use crate::error::{Error, Result};
+use crate::output::units::parse_duration;
 use crate::platform::background;
 use crate::platform::energy::Choice;
 use crate::platform::environment::SYSFS_ROOT_ENV;
 use crate::platform::session::PlatformRequest;
-use crate::workload::delay::parse_duration;
 use clap::Args;
 use std::path::Path;
 

@@ -5,7 +5,7 @@
 //! are recorded in the result. The CPU spinners are the only code in pocketbench that
 //! busy-waits, on purpose: between their busy slices they sleep like everything else.
 //!
-//! `--background` takes `cpu:N[:DUTY%]`, `io:N[:write|read][:RATE]` (RATE like `4MB/s`,
+//! `--background` takes `cpu:N[:DUTY%]`, `io:N[:write|read][:RATE]` (RATE like `4MB/s` = 4 000 000 B/s or `4MiB/s` = 4 194 304 B/s,
 //! unlimited when absent) or `mixed` (= `cpu:1:40%` + `io:1:write:2MB/s`); several specs can
 //! be joined with `+`. `--background-cmd "…"` runs a command in its own process group
 //! (`sh -c`), stopped with SIGTERM (SIGKILL after 2 s).
@@ -87,7 +87,7 @@ pub fn parse(text: &str) -> Result<Vec<Load>, String> {
                         "write" => write = true,
                         "read" => write = false,
                         r => {
-                            rate = Some(parse_rate(r).ok_or_else(|| {
+                            rate = Some(crate::output::units::parse_rate(r).ok_or_else(|| {
                                 format!(
                                     "`{part}`: `{r}` is neither write, read nor a rate like 4MB/s"
                                 )
@@ -109,18 +109,6 @@ pub fn parse(text: &str) -> Result<Vec<Load>, String> {
         }
     }
     Ok(out)
-}
-
-/// `4MB/s`, `512KB/s`, `1GB/s`, `1000000` (bytes/s).
-fn parse_rate(text: &str) -> Option<u64> {
-    let t = text.trim().to_ascii_lowercase();
-    let t = t.strip_suffix("/s").unwrap_or(&t);
-    let (num, mult) = [("gb", 1e9), ("mb", 1e6), ("kb", 1e3), ("b", 1.0)]
-        .iter()
-        .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n, *m)))
-        .unwrap_or((t, 1.0));
-    let v = num.trim().parse::<f64>().ok()? * mult;
-    (v >= 1.0 && v.is_finite()).then_some(v as u64)
 }
 
 pub fn describe(load: &Load) -> String {

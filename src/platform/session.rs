@@ -145,9 +145,9 @@ impl Session {
             return;
         }
         let len = if len == 0 { run_ns } else { len };
-        crate::report::progress::phase(&format!(
+        crate::output::progress::phase(&format!(
             "idle baseline for {} (energy without the database work)",
-            crate::workload::delay::format_duration(len)
+            crate::output::units::format_duration(len)
         ));
         let t0 = crate::platform::clock::mono_ns();
         let result = match self.energy {

@@ -3,7 +3,7 @@
 //! the difference with its Welch interval, the p-value and whether the difference is
 //! significant — a relative-speed table in the manner of hyperfine.
 
-use crate::report::units::{estimate, sig};
+use crate::output::units::{estimate, sig};
 use crate::results::dataset::Dataset;
 use crate::results::metrics::Metric;
 use crate::results::repeats::{Comparison, Estimate};

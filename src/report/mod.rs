@@ -8,8 +8,6 @@ pub mod decision;
 pub mod html;
 pub mod output;
 pub mod platform;
-pub mod progress;
 pub mod raster;
 pub mod run_summary;
 pub mod summary_table;
-pub mod units;

@@ -2,7 +2,7 @@
 //! frequency residency and latency by frequency, energy, background load. Runs stored before
 //! these sections existed fall back to the environment's observations.
 
-use super::units::ns;
+use crate::output::units::ns;
 use crate::platform::cpufreq::khz_text;
 use crate::platform::cpufreq::residency::{FrequencyReport, PolicyResidency};
 use crate::platform::environment::Observed;

@@ -1,7 +1,7 @@
 //! The terminal summary of one run: per-kind latency table, the time split, SQLite I/O, startup,
 //! harness overhead, process counters, and what the platform let us observe.
 
-use super::units::{bytes, ns};
+use crate::output::units::{bytes, ns};
 use crate::results::store::RunRow;
 use crate::results::summary::RunSummary;
 use std::fmt::Write as _;

@@ -45,7 +45,7 @@ pub fn est(row: &Row, key: &str) -> Option<Estimate> {
 }
 
 fn cell(e: Option<Estimate>) -> String {
-    e.map_or("-".into(), |e| super::units::estimate(&e))
+    e.map_or("-".into(), |e| crate::output::units::estimate(&e))
 }
 
 fn cv(e: Option<Estimate>) -> String {
@@ -80,8 +80,8 @@ pub fn values(r: &Row) -> Vec<String> {
         cv(est(r, "p50_us")),
         format!(
             "{} / {}",
-            super::units::sig(r.pooled_us.p50),
-            super::units::sig(r.pooled_us.p99)
+            crate::output::units::sig(r.pooled_us.p50),
+            crate::output::units::sig(r.pooled_us.p99)
         ),
     ]
 }

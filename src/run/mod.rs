@@ -203,7 +203,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
     };
     let flash_engine = format!("{} {:?}", req.engine, req.options);
 
-    crate::report::progress::phase(&format!(
+    crate::output::progress::phase(&format!(
         "loading {} operations into {}",
         totals.load_ops, req.engine
     ));
@@ -218,7 +218,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
     let mut flash_records = Vec::new();
 
     let (cache, mode, spawn_ns, report) = if req.warm {
-        crate::report::progress::phase(&format!(
+        crate::output::progress::phase(&format!(
             "replaying {} operations in this process (warm)",
             totals.run_ops
         ));
@@ -239,12 +239,12 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
             flash_records = run_hook::end()?;
         }
         let cache = cache::evict_dir(&data_dir, req.drop_caches);
-        crate::report::progress::phase(&format!(
+        crate::output::progress::phase(&format!(
             "replaying {} operations in a fresh process ({})",
             totals.run_ops, cache.state
         ));
         let spawn_ns = mono_ns();
-        let report = crate::report::progress::while_replaying(&spec.spool, totals.run_ops, || {
+        let report = crate::output::progress::while_replaying(&spec.spool, totals.run_ops, || {
             child::spawn(&spec)
         })?;
         (cache, "fresh-process", spawn_ns, report)
@@ -253,7 +253,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
     session.baseline(report.run_end_ns.saturating_sub(report.run_start_ns));
     let child_trace = spec.flash_trace.as_deref().filter(|_| !req.warm);
     let flash = if flash.wanted() {
-        crate::report::progress::phase("modelling the flash I/O trace");
+        crate::output::progress::phase("modelling the flash I/O trace");
         run_hook::finish(
             flash,
             flash_records,
@@ -265,7 +265,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         None
     };
     let overhead = if req.measure_overhead {
-        crate::report::progress::phase("measuring harness overhead on the null engine");
+        crate::output::progress::phase("measuring harness overhead on the null engine");
         Some(overhead::measure(&trace_path)?)
     } else {
         None

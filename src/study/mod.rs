@@ -14,5 +14,4 @@ pub mod cells;
 pub mod flags;
 pub mod ledger;
 pub mod plan;
-pub mod progress;
 pub mod runner;

@@ -6,7 +6,7 @@
 
 use super::flags::RunFlags;
 use crate::error::{Error, Result};
-use crate::workload::delay::parse_duration;
+use crate::output::units::parse_duration;
 use std::path::{Path, PathBuf};
 
 /// How runs are ordered.

@@ -6,8 +6,8 @@
 use super::cells::{self, Cell};
 use super::ledger::{self, Study};
 use super::plan::Plan;
-use super::progress::StudyProgress;
 use crate::error::{Error, Result};
+use crate::output::progress::RunCounter;
 use crate::results::store::Store;
 use crate::run::{self, RunRequest, WorkloadChoice};
 use crate::workload::{resolve, trace};
@@ -20,7 +20,6 @@ pub struct MatrixOptions {
     pub resume: bool,
     /// Results store overriding the plan's.
     pub results: Option<PathBuf>,
-    pub quiet: bool,
     /// Only list what would run.
     pub dry_run: bool,
 }
@@ -110,7 +109,7 @@ pub fn run(plan: &Plan, opts: &MatrixOptions) -> Result<Outcome> {
     let plan_id = cells::plan_id(&cells);
     let schedule = cells::schedule(plan, &cells);
     let results = results_path(plan, opts);
-    let mut progress = StudyProgress::new(0, opts.quiet);
+    let mut progress = RunCounter::new(0);
     for n in &plan.notices {
         progress.say(&format!("notice: {n}"));
     }
@@ -155,7 +154,7 @@ pub fn run(plan: &Plan, opts: &MatrixOptions) -> Result<Outcome> {
         .filter(|(c, r)| !done.contains(&(cells[*c].id.clone(), *r)))
         .collect();
     outcome.already_done = schedule.len() - todo.len();
-    progress = StudyProgress::new(todo.len(), opts.quiet);
+    progress = RunCounter::new(todo.len());
     progress.say(&format!(
         "study '{}' (#{} in {}): {} cells × {} repeats = {} runs; {} stored, {} to run",
         plan.name,
@@ -168,7 +167,8 @@ pub fn run(plan: &Plan, opts: &MatrixOptions) -> Result<Outcome> {
         todo.len()
     ));
     outcome.study = Some(study.clone());
-    crate::report::progress::set_quiet(true);
+    // The counter speaks for the runs: their own phases and bars stay silent.
+    crate::output::progress::set_quiet(true);
     for (i, &(c, repeat)) in todo.iter().enumerate() {
         if i > 0 && plan.cooldown_ns > 0 {
             std::thread::sleep(std::time::Duration::from_nanos(plan.cooldown_ns));

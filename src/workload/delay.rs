@@ -9,6 +9,7 @@
 //! [`format_duration`]. The user-facing description is in `docs/workload-spec.md`.
 
 use crate::error::{Error, Result};
+use crate::output::units::{format_duration, parse_duration};
 use crate::workload::rng::Rng;
 use std::fmt;
 use std::str::FromStr;
@@ -25,98 +26,6 @@ pub const MAX_SIGMA: f64 = 4.0;
 
 const MODEL_SYNTAX: &str =
     "expected zero, fixed:DUR, lognormal:MEAN[:SIGMA], exponential:MEAN, pocketdata-ramp or recorded";
-
-/// Time units accepted by [`parse_duration`], with their size in nanoseconds and the number of
-/// decimal digits below one unit that still name whole nanoseconds.
-const UNITS: [(&str, u64, u32); 5] = [
-    ("ns", 1, 0),
-    ("us", 1_000, 3),
-    ("µs", 1_000, 3),
-    ("ms", 1_000_000, 6),
-    ("s", 1_000_000_000, 9),
-];
-
-/// Parse a duration such as `250ns`, `500us`, `1ms`, `6.67ms` or `2s` (or a bare `0`) into
-/// nanoseconds. Decimals are exact; digits finer than a nanosecond are rounded half-up.
-/// Errors are bad input, prefixed with `what` (e.g. `--delay`).
-pub fn parse_duration(text: &str, what: &str) -> Result<u64> {
-    let fail = |why: &str| Error::input(format!("{what}: invalid duration '{text}': {why}"));
-    let t = text.trim();
-    if t.is_empty() {
-        return Err(fail("empty (write e.g. 1ms, 250us or 0)"));
-    }
-    if t == "0" {
-        return Ok(0);
-    }
-    if t.starts_with('-') {
-        return Err(fail("must not be negative"));
-    }
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    if number.is_empty() {
-        return Err(fail("expected a number followed by ns, us, ms or s"));
-    }
-    let (_, unit_ns, digits) =
-        UNITS
-            .iter()
-            .find(|(name, _, _)| *name == unit)
-            .ok_or_else(|| match unit {
-                "" => fail("missing unit (ns, us, ms or s)"),
-                _ => fail(&format!("unknown unit '{unit}' (expected ns, us, ms or s)")),
-            })?;
-    scaled_decimal(number, *unit_ns, *digits).ok_or_else(|| match number.parse::<f64>() {
-        Ok(_) => fail("too large"),
-        Err(_) => fail("malformed number"),
-    })
-}
-
-/// `number` (digits with at most one decimal point) times `unit_ns`, exactly, rounding digits
-/// beyond `digits` decimal places half-up. `None` if malformed or out of range.
-fn scaled_decimal(number: &str, unit_ns: u64, digits: u32) -> Option<u64> {
-    let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
-    if (whole.is_empty() && frac.is_empty()) || frac.contains('.') {
-        return None;
-    }
-    let whole: u64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let kept = &frac[..frac.len().min(digits as usize)];
-    let mut frac_ns: u64 = if kept.is_empty() {
-        0
-    } else {
-        kept.parse().ok()?
-    };
-    frac_ns *= 10u64.pow(digits - kept.len() as u32);
-    if frac[kept.len()..].starts_with(|c: char| ('5'..='9').contains(&c)) {
-        frac_ns += 1;
-    }
-    whole.checked_mul(unit_ns)?.checked_add(frac_ns)
-}
-
-/// Print nanoseconds in the largest unit that is at most the value, with exact decimals:
-/// `6670000` → `6.67ms`, `1500` → `1.5us`, `0` → `0`. [`parse_duration`] reads it back.
-pub fn format_duration(ns: u64) -> String {
-    if ns == 0 {
-        return "0".into();
-    }
-    let (name, unit_ns, digits) = UNITS
-        .iter()
-        .rev()
-        .filter(|(name, _, _)| *name != "µs")
-        .find(|(_, unit_ns, _)| ns >= *unit_ns)
-        .copied()
-        .unwrap_or(UNITS[0]);
-    let (whole, frac) = (ns / unit_ns, ns % unit_ns);
-    if frac == 0 {
-        return format!("{whole}{name}");
-    }
-    let frac = format!("{frac:0width$}", width = digits as usize);
-    format!("{whole}.{}{name}", frac.trim_end_matches('0'))
-}
 
 /// How long to wait after each run-phase operation.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,7 @@
 //! workload's initial delay. The file fixes every parameter, so no override applies.
 
 use crate::error::{Error, Result};
-use crate::workload::delay::format_duration;
+use crate::output::units::format_duration;
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
 use crate::workload::resolve::reject_overrides;

@@ -57,8 +57,8 @@ pub fn block_device(dir: &Path) -> std::result::Result<PathBuf, String> {
     Ok(node)
 }
 
-fn mb_s(bytes: u64, ns: u64) -> f64 {
-    round1(bytes as f64 / 1_048_576.0 / (ns.max(1) as f64 / 1e9))
+fn mib_s(bytes: u64, ns: u64) -> f64 {
+    round1(crate::output::units::mib_per_s(bytes, ns))
 }
 
 fn iops(ops: u64, ns: u64) -> f64 {
@@ -101,7 +101,7 @@ fn raw_reads(node: &Path, s: &Settings) -> std::result::Result<(f64, f64), Strin
         read(s.buffer, off)?;
         off += s.buffer;
     }
-    let seq = mb_s(off, mono_ns() - t0);
+    let seq = mib_s(off, mono_ns() - t0);
     let span = s.seq_read_size.max(64 << 20) / 4096;
     let mut rng = Rng::derive(1, "raw-random");
     let ops = s.rand_ops.unwrap_or(s.seq_read_size / 4096);
@@ -143,7 +143,7 @@ fn sqlite_rows(dir: &Path, s: &Settings) -> Result<(f64, f64, f64)> {
     let n_write = (s.seq_write_size / s.buffer).max(1);
     let t0 = mono_ns();
     insert("blobs", n_write, &blob)?;
-    let write = mb_s(n_write * s.buffer, mono_ns() - t0);
+    let write = mib_s(n_write * s.buffer, mono_ns() - t0);
     let n_read = (s.seq_read_size / s.buffer).max(1);
     insert("blobs", n_read.saturating_sub(n_write), &blob)?;
     let n_small = (s.seq_read_size / 4096).max(1);
@@ -166,7 +166,7 @@ fn sqlite_rows(dir: &Path, s: &Settings) -> Result<(f64, f64, f64)> {
                 .map_or(0, <[u8]>::len) as u64;
         }
     }
-    let read = mb_s(bytes, mono_ns() - t0);
+    let read = mib_s(bytes, mono_ns() - t0);
     drop(conn);
     evict_file(&path).run_err("evicting the calibration database")?;
     let conn = Connection::open(&path).run_err("sqlite: calibration database")?;
@@ -249,15 +249,15 @@ pub fn run(dir: &Path, s: &Settings) -> Result<Calibration> {
         sqlite_method: SQLITE_COLD.into(),
         rows: vec![
             CalRow {
-                metric: "sequential read MB/s".into(),
+                metric: "sequential read MiB/s".into(),
                 raw_device: raw_ok.map(|r| r.0),
-                file_system: Some(mb_s(sr.bytes, sr.ns)),
+                file_system: Some(mib_s(sr.bytes, sr.ns)),
                 sqlite: Some(q_read),
             },
             CalRow {
-                metric: "sequential write MB/s".into(),
+                metric: "sequential write MiB/s".into(),
                 raw_device: None,
-                file_system: Some(mb_s(sw.bytes, sw.ns)),
+                file_system: Some(mib_s(sw.bytes, sw.ns)),
                 sqlite: Some(q_write),
             },
             CalRow {

@@ -159,7 +159,10 @@ impl Stat {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FileResult {
     pub test: IoTest,
-    pub mb_s: Stat,
+    /// Throughput in MiB/s (2^20 bytes per second); stored before as `mb_s`, read under
+    /// either name.
+    #[serde(alias = "mb_s")]
+    pub mib_s: Stat,
     pub iops: Stat,
     pub method: String,
 }
@@ -330,7 +333,7 @@ fn file_test(
         let secs = (last - first).max(1) as f64 / 1e9;
         let bytes: u64 = outcomes.iter().map(|o| o.1.bytes).sum();
         let ops: u64 = outcomes.iter().map(|o| o.1.ops).sum();
-        mbs.push(bytes as f64 / 1_048_576.0 / secs);
+        mbs.push(crate::output::units::mib_per_s(bytes, last - first));
         iops.push(ops as f64 / secs);
         method = outcomes[0].1.method.clone();
         for p in &paths {
@@ -339,7 +342,7 @@ fn file_test(
     }
     Ok(FileResult {
         test: t,
-        mb_s: Stat::of(&mbs),
+        mib_s: Stat::of(&mbs),
         iops: Stat::of(&iops),
         method,
     })

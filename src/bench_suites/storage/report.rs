@@ -1,4 +1,4 @@
-//! Terminal rendering of a storage run: file I/O table (MB/s and IOPS with their spread), the
+//! Terminal rendering of a storage run: file I/O table (MiB/s and IOPS with their spread), the
 //! SQLite transaction suites (TPS), and the calibration table.
 
 use super::{Stat, StorageRun};
@@ -38,7 +38,7 @@ pub fn render(r: &StorageRun) -> String {
         s.runs
     );
     if !r.files.is_empty() {
-        let _ = writeln!(o, "\nfile I/O   test        mode       thr   file   call          MB/s                                  IOPS");
+        let _ = writeln!(o, "\nfile I/O   test        mode       thr   file   call         MiB/s                                  IOPS");
         for f in &r.files {
             let t = &f.test;
             let _ = writeln!(
@@ -49,7 +49,7 @@ pub fn render(r: &StorageRun) -> String {
                 t.threads,
                 size(t.file_size),
                 size(t.io_size),
-                spread(&f.mb_s),
+                spread(&f.mib_s),
                 f.iops.mean
             );
         }

@@ -40,16 +40,29 @@ struct Column {
 /// Parse `text` (from `file`, named in errors) into a power trace. For relative timestamps,
 /// `align.meter_start_unix_ns` must be set.
 pub fn parse(text: &str, file: &str, align: &Alignment) -> Result<PowerTrace, String> {
-    let mut lines = text
+    // The delimiter is the one the header line uses most (meters write `,`, `;` or tabs).
+    let header_line = text
         .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
-    let (_, header) = lines.next().ok_or_else(|| format!("{file}: empty file"))?;
-    let sep = [',', ';', '\t']
+        .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .ok_or_else(|| format!("{file}: empty file"))?;
+    let sep = [b',', b';', b'\t']
         .into_iter()
-        .max_by_key(|c| header.matches(*c).count())
-        .unwrap_or(',');
-    let names: Vec<String> = header.split(sep).map(|h| h.trim().to_lowercase()).collect();
+        .max_by_key(|c| header_line.bytes().filter(|b| b == c).count())
+        .unwrap_or(b',');
+    // RFC 4180 quoting (a quoted header such as "Power (mW), avg" stays one column).
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(sep)
+        .comment(Some(b'#'))
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let header_record = reader
+        .headers()
+        .map_err(|e| format!("{file}: header: {e}"))?
+        .clone();
+    let header = header_record.iter().collect::<Vec<_>>().join(", ");
+    let names: Vec<String> = header_record.iter().map(str::to_lowercase).collect();
+    let header_name = |i: usize| header_record.get(i).unwrap_or_default().to_string();
     let find = |keys: &[&str], units: &[(&str, f64)], default: f64| -> Option<Column> {
         let index = names
             .iter()
@@ -76,32 +89,30 @@ pub fn parse(text: &str, file: &str, align: &Alignment) -> Result<PowerTrace, St
     .ok_or_else(|| {
         format!(
             "{file}: no time column in header {}",
-            crate::limits::escape(header)
+            crate::limits::escape(&header)
         )
     })?;
     let power = find(&["power"], &[("w", 1.0), ("mw", 1e-3), ("uw", 1e-6)], 1.0);
     let current = find(&["current"], &[("a", 1.0), ("ma", 1e-3), ("ua", 1e-6)], 1.0);
     let voltage = find(&["volt"], &[("v", 1.0), ("mv", 1e-3)], 1.0);
     let columns = match (power, current, voltage, align.fixed_voltage) {
-        (Some(p), ..) => header_name(header, sep, p.index),
-        (None, Some(c), Some(v), _) => format!(
-            "{} × {}",
-            header_name(header, sep, c.index),
-            header_name(header, sep, v.index)
-        ),
-        (None, Some(c), None, Some(v)) => format!("{} × {v} V", header_name(header, sep, c.index)),
+        (Some(p), ..) => header_name(p.index),
+        (None, Some(c), Some(v), _) => format!("{} × {}", header_name(c.index), header_name(v.index)),
+        (None, Some(c), None, Some(v)) => format!("{} × {v} V", header_name(c.index)),
         _ => {
             return Err(format!(
                 "{file}: needs a power column, or current and voltage columns (or --voltage); header is {}",
-                crate::limits::escape(header)
+                crate::limits::escape(&header)
             ))
         }
     };
     let mut raw = Vec::new();
-    for (no, line) in lines {
-        let cells: Vec<&str> = line.split(sep).map(str::trim).collect();
+    for record in reader.records() {
+        let record = record.map_err(|e| format!("{file}: {e}"))?;
+        // The line number the file's reader would show (1-based).
+        let no = record.position().map_or(0, |p| p.line() as usize - 1);
         let cell = |c: Column, what: &str| -> Result<f64, String> {
-            cells
+            record
                 .get(c.index)
                 .and_then(|v| v.parse::<f64>().ok())
                 .filter(|v| v.is_finite())
@@ -170,15 +181,6 @@ fn unit_of(name: &str) -> Option<String> {
     name.rsplit(['_', ' ', '['])
         .next()
         .map(|u| u.trim_end_matches(']').to_string())
-}
-
-fn header_name(header: &str, sep: char, i: usize) -> String {
-    header
-        .split(sep)
-        .nth(i)
-        .unwrap_or_default()
-        .trim()
-        .to_string()
 }
 
 impl PowerTrace {
@@ -303,5 +305,22 @@ mod tests {
                 .1,
             5.0
         );
+    }
+
+    #[test]
+    fn quoted_cells_keep_their_commas() {
+        // A quoted header holding the delimiter is one column; quoted numbers are read too.
+        let csv = "\"Time (s)\",\"Power (mW), avg\",note\n0,\"500\",\"a, b\"\n1,1500,c\n";
+        let align = Alignment {
+            meter_start_unix_ns: Some(0),
+            ..Default::default()
+        };
+        let tr = parse(csv, "q.csv", &align).unwrap();
+        assert_eq!(tr.columns, "Power (mW), avg");
+        assert_eq!(tr.points, vec![(0, 0.5), (1_000_000_000, 1.5)]);
+        // Errors name the line of the file, comments and the header counted.
+        let bad = "# exported\ntime,power\n0,1\n1,oops\n";
+        let e = parse(bad, "x.csv", &align).unwrap_err();
+        assert!(e.starts_with("x.csv: line 4: no numeric power"), "{e}");
     }
 }

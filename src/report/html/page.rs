@@ -4,8 +4,8 @@
 
 use super::svg::esc;
 use super::Figure;
+use crate::output::units::sig;
 use crate::report::summary_table;
-use crate::report::units::sig;
 use crate::results::dataset::{Dataset, RunRecord};
 use std::fmt::Write as _;
 
@@ -84,7 +84,7 @@ fn summary(o: &mut String, data: &Dataset, level: f64) {
         );
         let mut cv = "-".to_string();
         for (key, e) in &r.metrics {
-            let text = e.map_or("-".into(), |e| crate::report::units::estimate(&e));
+            let text = e.map_or("-".into(), |e| crate::output::units::estimate(&e));
             if *key == "p50_us" {
                 cv = e
                     .and_then(|e| e.cv)

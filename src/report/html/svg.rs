@@ -22,7 +22,7 @@ pub fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-pub use crate::report::units::sig as num;
+pub use crate::output::units::sig as num;
 
 /// `text` cut to at most `max` characters, ending in `…` when cut.
 pub fn clip(text: &str, max: usize) -> String {

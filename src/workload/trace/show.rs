@@ -3,7 +3,7 @@
 
 use super::{TraceItem, TraceReader, TraceTotals};
 use crate::error::Result;
-use crate::report::units::ns as fmt_ns;
+use crate::output::units::ns as fmt_ns;
 use crate::workload::op::{Op, OpKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
