@@ -113,7 +113,7 @@ fn bad_flashbench_input_exits_2_and_stores_nothing() {
         ("flashbench --counts 10..5:1", "--counts 10..5:1"),
         (
             "flashbench --requests insert,merge",
-            "--requests insert,merge",
+            "invalid value 'merge' for '--requests",
         ),
         ("flashbench --flash gc=lru", "--flash gc=lru"),
         ("flashbench --page-size 1000", "--page-size 1000"),

@@ -330,7 +330,10 @@ fn bad_platform_input_is_one_line_and_exit_2_without_touching_the_store() {
             "--governor interactive: policy0 does not offer it",
         ),
         (vec!["--background", "gpu:1"], "--background gpu:1"),
-        (vec!["--energy", "solar"], "--energy solar"),
+        (
+            vec!["--energy", "solar"],
+            "invalid value 'solar' for '--energy",
+        ),
     ] {
         let out = pb(t.root(), &run_args(arg(&db), &args));
         assert_eq!(out.code, Some(2), "{args:?}");

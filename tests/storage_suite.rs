@@ -123,9 +123,15 @@ fn tiny_storage_run_covers_every_part() {
 fn bad_storage_input_exits_2() {
     let sb = Sandbox::new();
     sb.expect_refused(&[
-        ("storage --sync none,sometimes", "--sync none,sometimes"),
+        (
+            "storage --sync none,sometimes",
+            "invalid value 'sometimes' for '--sync",
+        ),
         ("storage --read-size 1000", "--read-size 1000"),
-        ("storage --tests seq-read,tpc-c", "--tests seq-read,tpc-c"),
+        (
+            "storage --tests seq-read,tpc-c",
+            "invalid value 'tpc-c' for '--tests",
+        ),
         ("storage --threads 0", "--threads 0"),
         ("storage --dir missing-dir", "--dir missing-dir"),
         ("storage --journal-mode wall", "--journal-mode wall"),

@@ -31,7 +31,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "UNIX_SECONDS", allow_hyphen_values = true)]
     pub meter_start: Option<f64>,
     /// `start`: the recording began exactly when the run's measured phase did.
-    #[arg(long, value_name = "start")]
+    #[arg(long, value_parser = ["start"])]
     pub align: Option<String>,
     /// Seconds added to every meter timestamp (clock skew between meter and device).
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]

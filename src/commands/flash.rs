@@ -7,11 +7,20 @@ use crate::flash::{analytic, report, trace};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
+/// The presets' names with their descriptions, for `--preset`'s help and completion.
+fn preset_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::flash::config::PRESETS
+            .iter()
+            .map(|(name, what)| clap::builder::PossibleValue::new(*name).help(*what)),
+    )
+}
+
 /// The model options every flash-aware command takes.
 #[derive(Args, Debug, Clone)]
 pub struct FlashModelArgs {
-    /// Flash preset: slc-2k (default), mlc-4k, emmc-like.
-    #[arg(long, default_value = "slc-2k")]
+    /// Flash preset (see `pocketbench flash presets`).
+    #[arg(long, default_value = "slc-2k", value_parser = preset_names())]
     pub preset: String,
     /// Model option KEY=VALUE (repeatable): page_size, pages_per_block, read_us, program_us,
     /// erase_us, capacity_mib, op, gc, gc_threshold, write_buffer, precondition, fill, frag, seed.

@@ -18,9 +18,14 @@ const SUITE: &str = "flashbench";
     after_help = "Examples:\n  pocketbench flashbench                                         the study's full grid (4 × 4 × 50 cells)\n  pocketbench flashbench --requests update --sizes 150 --counts 100..1000:100 --csv upd.csv\n  pocketbench flashbench --page-size 4096 --preset mlc-4k --flash precondition=fresh\n  pocketbench flashbench --show                                  the latest stored run\n  pocketbench flashbench --show 3 --cell update:150:500          one cell's per-request table"
 )]
 pub struct FlashbenchArgs {
-    /// Request types: insert, select, join, update (comma list).
-    #[arg(long, default_value = "insert,select,join,update")]
-    pub requests: String,
+    /// Request types (comma list).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "insert,select,join,update"
+    )]
+    pub requests: Vec<Request>,
     /// Record sizes in bytes: comma list or A..B:STEP.
     #[arg(long, default_value = "150,300,450,600")]
     pub sizes: String,
@@ -105,7 +110,7 @@ fn settings(a: &FlashbenchArgs) -> Result<Settings> {
         )));
     }
     Ok(Settings {
-        requests: flashbench::parse_requests(&a.requests)?,
+        requests: a.requests.clone(),
         record_sizes: narrow(parse_grid(&a.sizes, "--sizes")?, "--sizes", 1 << 20)?,
         counts: narrow(parse_grid(&a.counts, "--counts")?, "--counts", 10_000_000)?,
         page_size: a.page_size,
@@ -198,7 +203,7 @@ fn find_cell<'a>(r: &'a FlashbenchRun, spec: &str) -> Result<&'a CellResult> {
     let [req, size, count] = parts[..] else {
         return Err(bad());
     };
-    let req = Request::parse(req).ok_or_else(bad)?;
+    let req = <Request as clap::ValueEnum>::from_str(req, false).map_err(|_| bad())?;
     let (size, count): (u32, u32) = (
         size.parse().map_err(|_| bad())?,
         count.parse().map_err(|_| bad())?,

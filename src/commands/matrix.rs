@@ -17,8 +17,8 @@ pub struct MatrixArgs {
     /// Plan file (TOML).
     #[arg(required_unless_present = "plan", conflicts_with = "plan")]
     pub file: Option<PathBuf>,
-    /// Built-in plan instead of a file: pocketdata, mdperf, engines.
-    #[arg(long)]
+    /// Built-in plan instead of a file.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(builtin::NAMES))]
     pub plan: Option<String>,
     /// Continue the latest study of this plan in the results store: run only missing runs.
     #[arg(long)]

@@ -23,12 +23,14 @@ pub struct StorageArgs {
     /// Directory to measure (a private subdirectory is created and removed).
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
-    /// Parts: seq-read, seq-write, rand-read, rand-write, androbench, mobibench, calibration.
+    /// Parts to run (comma list).
     #[arg(
         long,
+        value_enum,
+        value_delimiter = ',',
         default_value = "seq-read,seq-write,rand-read,rand-write,androbench,mobibench,calibration"
     )]
-    pub tests: String,
+    pub tests: Vec<Part>,
     /// Sequential-read (and random-read) file size.
     #[arg(long, default_value = "32M")]
     pub read_size: String,
@@ -38,17 +40,17 @@ pub struct StorageArgs {
     /// What the write tests write into: androbench (sequential writes create a new file,
     /// random writes overwrite a written one) or preallocated (a fallocated, unwritten file,
     /// as fio lays out write jobs).
-    #[arg(long, default_value = "androbench")]
-    pub layout: String,
+    #[arg(long, value_enum, default_value_t = WriteLayout::Androbench)]
+    pub layout: WriteLayout,
     /// Bytes per sequential call.
     #[arg(long, default_value = "256K")]
     pub buffer: String,
     /// Random 4 KiB calls per thread (default: file size / 4 KiB).
     #[arg(long)]
     pub rand_ops: Option<u64>,
-    /// Sync modes (comma list): none, osync, fsync, fdatasync, direct, mmap.
-    #[arg(long, default_value = "direct")]
-    pub sync: String,
+    /// Sync modes (comma list).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "direct")]
+    pub sync: Vec<SyncMode>,
     /// Thread counts (comma list), each thread on its own file.
     #[arg(long, default_value = "1")]
     pub threads: String,
@@ -135,12 +137,7 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
         crate::limits::at_most("--rand-ops", n, crate::limits::MAX_OPS)?;
     }
     crate::limits::at_most("--txns", a.txns, crate::limits::MAX_OPS)?;
-    let layout = WriteLayout::parse(&a.layout).ok_or_else(|| {
-        Error::input(format!(
-            "--layout {}: expected androbench or preallocated",
-            crate::limits::escape(&a.layout)
-        ))
-    })?;
+    let layout = a.layout;
     check_sqlite_option("journal_mode", "--journal-mode", &a.journal_mode)?;
     check_sqlite_option("synchronous", "--synchronous", &a.synchronous)?;
     if !a.dir.is_dir() {
@@ -167,23 +164,13 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
     )?;
     Ok(Settings {
         dir: a.dir.clone(),
-        parts: list(
-            &a.tests,
-            "--tests",
-            Part::parse,
-            "seq-read, seq-write, rand-read, rand-write, androbench, mobibench, calibration",
-        )?,
+        parts: a.tests.clone(),
         seq_read_size: read_size,
         seq_write_size: write_size,
         buffer,
         layout,
         rand_ops: a.rand_ops,
-        modes: list(
-            &a.sync,
-            "--sync",
-            SyncMode::parse,
-            "none, osync, fsync, fdatasync, direct, mmap",
-        )?,
+        modes: a.sync.clone(),
         threads,
         runs: a.runs,
         tx: TxSettings {

@@ -26,8 +26,8 @@ pub struct PlatformArgs {
     pub freq_sample: String,
     /// Energy source: auto (best present), rapl, perf, battery, meter (an external meter's CSV
     /// imported later with `pocketbench energy import`), none.
-    #[arg(long, value_name = "SOURCE", default_value = "auto")]
-    pub energy: String,
+    #[arg(long, value_enum, value_name = "SOURCE", default_value_t = Choice::Auto)]
+    pub energy: Choice,
     /// Idle baseline after the run for net energy: auto (as long as the run), off, or a
     /// duration. Taken only when energy is measured.
     #[arg(long, value_name = "auto|off|DURATION", default_value = "auto")]
@@ -60,12 +60,7 @@ impl PlatformArgs {
                 n => n,
             },
         };
-        let energy = Choice::parse(&self.energy).ok_or_else(|| {
-            Error::input(format!(
-                "--energy {}: expected auto, rapl, perf, battery, meter or none",
-                self.energy
-            ))
-        })?;
+        let energy = self.energy;
         let idle_baseline_ns = match self.idle_baseline.as_str() {
             "auto" => Some(0),
             "off" => None,
@@ -107,7 +102,7 @@ mod tests {
         let bad = |f: fn(&mut PlatformArgs)| {
             let mut a = PlatformArgs {
                 freq_sample: "10ms".into(),
-                energy: "auto".into(),
+
                 idle_baseline: "auto".into(),
                 ..Default::default()
             };
@@ -116,7 +111,6 @@ mod tests {
         };
         assert!(bad(|a| a.background = Some("gpu".into())).starts_with("--background gpu"));
         assert!(bad(|a| a.freq_sample = "10us".into()).starts_with("--freq-sample"));
-        assert!(bad(|a| a.energy = "solar".into()).starts_with("--energy solar"));
         assert!(bad(|a| a.idle_baseline = "soon".into()).starts_with("--idle-baseline"));
         assert!(bad(|a| a.background_cmd = Some(" ".into())).starts_with("--background-cmd"));
     }

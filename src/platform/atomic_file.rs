@@ -1,6 +1,7 @@
 //! Files that appear whole or not at all: written under `NAME.partial` next to their final
 //! path and renamed into place on commit. Dropped without commit, the partial file is removed,
-//! so a failed command never leaves half a trace or half an export behind.
+//! so a failed command never leaves half a trace or half an export behind. [`AtomicCsv`] is
+//! the same for CSV files, written with the `csv` crate.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -47,6 +48,64 @@ impl AtomicFile {
         std::fs::rename(&self.temp, &self.path)?;
         self.temp = PathBuf::new();
         Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A CSV file that appears whole or not at all, written by the `csv` crate (RFC 4180 quoting).
+pub struct AtomicCsv {
+    out: csv::Writer<AtomicFile>,
+    field: String,
+}
+
+impl AtomicCsv {
+    /// Create `path` (as `NAME.partial` until committed) and write the header row.
+    pub fn create(path: &Path, header: &[&str]) -> std::io::Result<Self> {
+        let mut out = csv::Writer::from_writer(AtomicFile::create(path)?);
+        out.write_record(header)?;
+        Ok(AtomicCsv {
+            out,
+            field: String::new(),
+        })
+    }
+
+    /// One row of text fields.
+    pub fn row<I, T>(&mut self, fields: I) -> std::io::Result<()>
+    where
+        I: IntoIterator<Item = T>,
+        T: AsRef<[u8]>,
+    {
+        Ok(self.out.write_record(fields)?)
+    }
+
+    /// One field of the current row, formatted without allocating per field; end the row with
+    /// [`AtomicCsv::end_row`].
+    pub fn field(&mut self, value: impl std::fmt::Display) -> std::io::Result<()> {
+        use std::fmt::Write as _;
+        self.field.clear();
+        let _ = write!(self.field, "{value}");
+        Ok(self.out.write_field(&self.field)?)
+    }
+
+    pub fn end_row(&mut self) -> std::io::Result<()> {
+        Ok(self.out.write_record(None::<&[u8]>)?)
+    }
+
+    /// Flush, sync and move the file into place.
+    pub fn commit(self) -> std::io::Result<()> {
+        self.out
+            .into_inner()
+            .map_err(|e| std::io::Error::other(e.to_string()))?
+            .commit()
     }
 }
 

@@ -68,8 +68,8 @@ pub struct RunArgs {
     pub options: Vec<String>,
     /// think: sleep the delay after each operation completes; open: operations are due on a
     /// fixed schedule and latency is also reported from the intended start.
-    #[arg(long, default_value = "think")]
-    pub pacing: String,
+    #[arg(long, value_enum, default_value_t = Pacing::Think)]
+    pub pacing: Pacing,
     /// Replay in the loading process without evicting the page cache.
     #[arg(long)]
     pub warm: bool,
@@ -144,9 +144,7 @@ impl WorkloadArgs {
 impl RunArgs {
     /// The request these flags ask for; every flag is checked, nothing is created.
     pub fn request(&self) -> Result<RunRequest> {
-        let pacing = Pacing::parse(&self.pacing).ok_or_else(|| {
-            Error::input(format!("--pacing {}: expected think or open", self.pacing))
-        })?;
+        let pacing = self.pacing;
         let options = self
             .options
             .iter()

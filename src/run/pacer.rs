@@ -11,22 +11,17 @@
 use crate::platform::clock::{mono_ns, sleep_until};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Pacing {
+    /// Sleep the delay after each operation completes.
     Think,
+    /// Operations are due on a fixed schedule; latency is also reported from the intended
+    /// start.
     Open,
 }
 
 impl Pacing {
-    pub fn parse(s: &str) -> Option<Pacing> {
-        match s {
-            "think" => Some(Pacing::Think),
-            "open" => Some(Pacing::Open),
-            _ => None,
-        }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Pacing::Think => "think",

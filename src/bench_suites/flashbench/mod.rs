@@ -7,7 +7,7 @@
 pub mod cell;
 pub mod report;
 
-use crate::error::{Error, Result, ResultExt};
+use crate::error::{Result, ResultExt};
 use crate::flash::config::ModelConfig;
 use crate::flash::counters::{Derived, FlashCounters};
 use crate::flash::device::Device;
@@ -15,26 +15,20 @@ use crate::results::stats::{LatencyHistogram, LatencySummary};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Request {
+    /// INSERT of one record.
     Insert,
+    /// SELECT of one record by key.
     Select,
+    /// A two-table JOIN on the key.
     Join,
+    /// UPDATE of one record.
     Update,
 }
 
 impl Request {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "insert" => Some(Self::Insert),
-            "select" => Some(Self::Select),
-            "join" => Some(Self::Join),
-            "update" => Some(Self::Update),
-            _ => None,
-        }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Self::Insert => "insert",
@@ -187,17 +181,4 @@ fn summarise(s: &Settings, req: Request, size: u32, count: u32, r: &cell::CellRu
         db_bytes: r.db_bytes,
         cache: r.cache.clone(),
     }
-}
-
-/// Validate request names for `--requests`.
-pub fn parse_requests(text: &str) -> Result<Vec<Request>> {
-    text.split(',')
-        .map(|r| {
-            Request::parse(r.trim()).ok_or_else(|| {
-                Error::input(format!(
-                    "--requests {text}: unknown request '{r}' (insert, select, join, update)"
-                ))
-            })
-        })
-        .collect()
 }

@@ -5,44 +5,43 @@
 
 use super::{CellResult, FlashbenchRun};
 use crate::error::{Result, ResultExt};
-use crate::platform::atomic_file::AtomicFile;
+use crate::platform::atomic_file::AtomicCsv;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 const COLUMNS: &str = "request,record_size,count,begin_us,request_mean_us,request_p50_us,request_p95_us,request_p99_us,request_max_us,end_us,total_us,throughput_kb_s,flash_reads,flash_programs,flash_erases,gc_programs,flash_ms,reads_per_kb,programs_per_kb,erases_per_kb,erased_pages_per_kb,end_programs,end_erases,db_bytes";
 
-fn csv_row(c: &CellResult) -> String {
+fn csv_row(c: &CellResult) -> Vec<String> {
     let f = &c.flash_total;
     let d = &c.flash_per_kb;
     let o = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
-    format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-        c.request.name(),
-        c.record_size,
-        c.count,
-        c.begin_us,
-        c.request_us.mean,
-        c.request_us.p50,
-        c.request_us.p95,
-        c.request_us.p99,
-        c.request_us.max,
-        c.end_us,
-        c.total_us,
-        c.throughput_kb_s,
-        f.flash_reads(),
-        f.flash_programs(),
-        f.erases,
-        f.gc_programs,
-        f.flash_ns as f64 / 1e6,
+    [
+        c.request.name().to_string(),
+        c.record_size.to_string(),
+        c.count.to_string(),
+        c.begin_us.to_string(),
+        c.request_us.mean.to_string(),
+        c.request_us.p50.to_string(),
+        c.request_us.p95.to_string(),
+        c.request_us.p99.to_string(),
+        c.request_us.max.to_string(),
+        c.end_us.to_string(),
+        c.total_us.to_string(),
+        c.throughput_kb_s.to_string(),
+        f.flash_reads().to_string(),
+        f.flash_programs().to_string(),
+        f.erases.to_string(),
+        f.gc_programs.to_string(),
+        (f.flash_ns as f64 / 1e6).to_string(),
         o(d.reads_per_kb),
         o(d.programs_per_kb),
         o(d.erases_per_kb),
         o(d.erased_pages_per_kb),
-        c.flash_end.flash_programs(),
-        c.flash_end.erases,
-        c.db_bytes
-    )
+        c.flash_end.flash_programs().to_string(),
+        c.flash_end.erases.to_string(),
+        c.db_bytes.to_string(),
+    ]
+    .to_vec()
 }
 
 /// The terminal table.
@@ -160,17 +159,13 @@ pub fn stored(store: &crate::results::store::Store) -> Result<Option<(Flashbench
 
 /// Write the cells as CSV (atomically).
 pub fn write_cells_csv(r: &FlashbenchRun, path: &Path) -> Result<()> {
-    let mut f = AtomicFile::create(path).input_err(format!("--csv {}", path.display()))?;
-    let mut text = String::from(COLUMNS);
-    text.push('\n');
+    let header: Vec<&str> = COLUMNS.split(',').collect();
+    let mut f = AtomicCsv::create(path, &header).input_err(format!("--csv {}", path.display()))?;
+    let what = format!("writing {}", path.display());
     for c in &r.cells {
-        text.push_str(&csv_row(c));
-        text.push('\n');
+        f.row(csv_row(c)).run_err(&what)?;
     }
-    f.writer()
-        .write_all(text.as_bytes())
-        .run_err(format!("writing {}", path.display()))?;
-    f.commit().run_err(format!("writing {}", path.display()))
+    f.commit().run_err(&what)
 }
 
 /// Write every request of every cell as CSV: `request,record_size,count,index,ns,reads,programs,erases`.
@@ -179,15 +174,19 @@ pub fn write_requests_csv(
     series: &dyn Fn(&CellResult, &str) -> Result<Vec<u64>>,
     path: &Path,
 ) -> Result<()> {
-    let mut f = AtomicFile::create(path).input_err(format!("--requests-csv {}", path.display()))?;
-    let w = f.writer();
-    let err =
-        |e: std::io::Error| crate::error::Error::failed(format!("writing {}: {e}", path.display()));
-    writeln!(
-        w,
-        "request,record_size,count,index,ns,flash_reads,flash_programs,flash_erases"
-    )
-    .map_err(err)?;
+    let header = [
+        "request",
+        "record_size",
+        "count",
+        "index",
+        "ns",
+        "flash_reads",
+        "flash_programs",
+        "flash_erases",
+    ];
+    let mut f =
+        AtomicCsv::create(path, &header).input_err(format!("--requests-csv {}", path.display()))?;
+    let what = format!("writing {}", path.display());
     for c in &r.cells {
         let ns = series(c, "ns")?;
         let (rd, pr, er) = (
@@ -197,19 +196,18 @@ pub fn write_requests_csv(
         );
         for (i, t) in ns.iter().enumerate() {
             let g = |v: &Vec<u64>| v.get(i).copied().unwrap_or(0);
-            writeln!(
-                w,
-                "{},{},{},{},{t},{},{},{}",
-                c.request.name(),
-                c.record_size,
-                c.count,
-                i + 1,
-                g(&rd),
-                g(&pr),
-                g(&er)
-            )
-            .map_err(err)?;
+            f.row([
+                c.request.name().to_string(),
+                c.record_size.to_string(),
+                c.count.to_string(),
+                (i + 1).to_string(),
+                t.to_string(),
+                g(&rd).to_string(),
+                g(&pr).to_string(),
+                g(&er).to_string(),
+            ])
+            .run_err(&what)?;
         }
     }
-    f.commit().run_err(format!("writing {}", path.display()))
+    f.commit().run_err(&what)
 }

@@ -13,12 +13,13 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Mobibench's synchronisation modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SyncMode {
     /// Buffered, never synced (writes may stay in the page cache).
     None,
     /// Opened with O_SYNC.
+    #[value(name = "osync")]
     OSync,
     /// fsync after every call.
     Fsync,
@@ -39,10 +40,6 @@ impl SyncMode {
         SyncMode::Direct,
         SyncMode::Mmap,
     ];
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.name() == s)
-    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -428,8 +425,10 @@ mod tests {
                 direct.method == "O_DIRECT" || direct.method.starts_with("O_DIRECT unavailable")
             );
         }
+        // The names results show are the names the command line takes.
+        use clap::ValueEnum;
         assert!(SyncMode::ALL
             .iter()
-            .all(|m| SyncMode::parse(m.name()) == Some(*m)));
+            .all(|m| SyncMode::from_str(m.name(), false) == Ok(*m)));
     }
 }

@@ -18,15 +18,22 @@ use sqlite_tx::TxSettings;
 use std::path::{Path, PathBuf};
 
 /// Which parts to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Part {
+    /// Sequential reads of a file.
     SeqRead,
+    /// Sequential writes of a file.
     SeqWrite,
+    /// Random 4 KiB reads.
     RandRead,
+    /// Random 4 KiB writes.
     RandWrite,
+    /// AndroBench's SQLite insert/update/delete transactions.
     Androbench,
+    /// Mobibench's SQLite transactions.
     Mobibench,
+    /// Raw device vs file system vs SQLite.
     Calibration,
 }
 
@@ -53,10 +60,6 @@ impl Part {
         }
     }
 
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == s)
-    }
-
     fn pattern(self) -> Option<Pattern> {
         match self {
             Part::SeqRead => Some(Pattern::SeqRead),
@@ -69,7 +72,7 @@ impl Part {
 }
 
 /// What the write tests write into.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum WriteLayout {
     /// AndroBench's: sequential writes create a new file (each call extends it); random
@@ -90,10 +93,6 @@ impl WriteLayout {
             WriteLayout::Androbench => "androbench",
             WriteLayout::Preallocated => "preallocated",
         }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|l| l.name() == s)
     }
 }
 

@@ -27,33 +27,23 @@ pub trait Meter: Send {
 }
 
 /// `--energy`: which source to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Choice {
     /// The best source present (RAPL, perf, battery), else none.
     #[default]
     Auto,
+    /// No energy measurement.
     None,
+    /// Intel/AMD RAPL counters (powercap).
     Rapl,
+    /// perf's energy events.
     Perf,
+    /// The battery's fuel gauge (power_supply).
     Battery,
     /// No internal source: an external meter's CSV will be imported (records the markers and
     /// the idle baseline window for it).
     Meter,
-}
-
-impl Choice {
-    pub fn parse(s: &str) -> Option<Choice> {
-        Some(match s {
-            "auto" => Choice::Auto,
-            "none" => Choice::None,
-            "rapl" => Choice::Rapl,
-            "perf" => Choice::Perf,
-            "battery" => Choice::Battery,
-            "meter" => Choice::Meter,
-            _ => return None,
-        })
-    }
 }
 
 /// Sampling period of the battery gauge.
