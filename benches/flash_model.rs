@@ -8,10 +8,10 @@
 
 mod common;
 
+use pocketbench::engine::io::trace::{IoOp, IoRecord};
 use pocketbench::engine::io::FileKind;
 use pocketbench::flash::config::ModelConfig;
 use pocketbench::flash::device::Device;
-use pocketbench::flash::trace::{IoOp, IoRecord};
 use pocketbench::workload::rng::Rng;
 use std::time::Instant;
 

@@ -36,7 +36,7 @@ pub fn trace_reader(data: &[u8]) {
 
 /// A flash I/O trace: decode it and replay it on the smallest preset device.
 pub fn flash_trace(data: &[u8]) {
-    let Ok(trace) = crate::flash::trace::decode(data) else {
+    let Ok(trace) = crate::engine::io::trace::decode(data) else {
         return;
     };
     if let Ok(cfg) = crate::flash::config::ModelConfig::preset("slc-2k") {

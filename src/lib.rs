@@ -19,6 +19,7 @@ pub mod platform;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod stats;
 pub mod study;
 pub mod workload;
 

@@ -109,7 +109,11 @@ fn a_run_the_store_cannot_take_is_spooled_then_imported() {
     let out = sb
         .pb(["results", "import", &spool, "--results", arg(&store)])
         .expect_ok();
-    assert!(out.stdout.contains("imported 1 run(s)"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("imported 1 result(s)"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("spool file removed"), "{}", out.stdout);
     assert!(!Path::new(&spool).exists());
     assert_eq!(stored_runs(&store), 2);

@@ -8,7 +8,30 @@ pub mod storage;
 
 use crate::error::{Error, Result};
 use crate::output::units::parse_size;
+use crate::results::{store::Store, suites};
 use crate::workload::rng::Rng;
+
+/// The terminal rendering of stored suite run `id` of kind `kind` (`storage`, `flashbench`).
+pub fn render_stored(store: &mut Store, id: i64, kind: &str) -> Result<String> {
+    let (id, v) = suites::load(store, kind, Some(id))?;
+    let bad = |e: serde_json::Error| Error::failed(format!("results store: {kind} run {id}: {e}"));
+    match kind {
+        "storage" => {
+            let mut r: storage::StorageRun = serde_json::from_value(v).map_err(bad)?;
+            r.id = id;
+            Ok(storage::report::render(&r))
+        }
+        "flashbench" => {
+            let mut r: flashbench::FlashbenchRun = serde_json::from_value(v).map_err(bad)?;
+            r.id = id;
+            Ok(flashbench::report::render(&r))
+        }
+        other => Err(Error::failed(format!(
+            "results store: result {id} is of an unknown kind '{}'",
+            crate::limits::escape(other)
+        ))),
+    }
+}
 
 /// Parse `A..B:STEP` (inclusive) or a comma list `A,B,C` of positive integers for `flag`.
 pub fn parse_grid(text: &str, flag: &str) -> Result<Vec<u64>> {

@@ -1,9 +1,10 @@
 //! `pocketbench flash replay | validate | presets`: run the flash model on a saved I/O trace,
 //! compare it with analytic write amplification, list the presets.
 
+use crate::engine::io::trace;
 use crate::error::{Error, Result};
 use crate::flash::config::{split_pair, ModelConfig, VictimPolicy, KEYS, PRESETS};
-use crate::flash::{analytic, report, trace};
+use crate::flash::{analytic, report};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 

@@ -81,7 +81,11 @@ pub fn main(cmd: &ResultsCommand) -> Result<i32> {
             format,
             output,
         } => {
-            let store = existing(results)?;
+            let mut store = existing(results)?;
+            let kind = store.kind(*id)?;
+            if kind != "run" {
+                return show_suite(&mut store, *id, &kind, *json, *format);
+            }
             if let Some(f) = format {
                 return export_run(&store, *id, *f, output.as_deref());
             }
@@ -109,9 +113,8 @@ pub fn main(cmd: &ResultsCommand) -> Result<i32> {
                 let done = spool::import(&mut store, f)?;
                 if !*json {
                     println!(
-                        "imported {} run(s) and {} suite run(s) from {} into {}{}",
+                        "imported {} result(s) from {} into {}{}",
                         done.runs.len(),
-                        done.suite_runs.len(),
                         f.display(),
                         results.display(),
                         if done.removed {
@@ -128,6 +131,34 @@ pub fn main(cmd: &ResultsCommand) -> Result<i32> {
             }
         }
     }
+    Ok(0)
+}
+
+/// Print suite run `id` (text, or its stored JSON summary; other export formats need
+/// per-operation samples, which suite runs do not have).
+fn show_suite(
+    store: &mut Store,
+    id: i64,
+    kind: &str,
+    json: bool,
+    format: Option<export::Format>,
+) -> Result<i32> {
+    match format {
+        Some(export::Format::Json) => {}
+        Some(f) => {
+            return Err(crate::error::Error::input(format!(
+                "--format {}: result {id} is a {kind} run, which exports as json only",
+                f.name()
+            )))
+        }
+        None if !json => {
+            print!("{}", crate::bench_suites::render_stored(store, id, kind)?);
+            return Ok(0);
+        }
+        None => {}
+    }
+    let (_, v) = crate::results::suites::load(store, kind, Some(id))?;
+    super::print_json(&v)?;
     Ok(0)
 }
 

@@ -347,7 +347,12 @@ fn from_store(req: &Request, sel: &str) -> Result<Diagnosis> {
     }
     let store = Store::open(&req.results)?;
     let ids: Vec<i64> = if sel == "all" {
-        store.list()?.iter().map(|r| r.id).collect()
+        store
+            .list()?
+            .iter()
+            .filter(|r| r.kind == "run")
+            .map(|r| r.id)
+            .collect()
     } else {
         sel.split(',')
             .map(|s| {

@@ -7,7 +7,7 @@
 use super::config::{ModelConfig, Precondition};
 use super::counters::{EraseDistribution, FlashCounters};
 use super::ftl::{Ftl, NONE};
-use super::trace::{IoOp, IoRecord};
+use crate::engine::io::trace::{IoOp, IoRecord};
 use crate::workload::rng::Rng;
 
 const FULL: u64 = u64::MAX;

@@ -1,6 +1,7 @@
 //! The NAND flash model fed by the database's own file-level I/O trace. The engine's I/O hook
 //! (for SQLite, the VFS shim) appends records to a per-thread trace when capture is on
-//! ([`capture`]); the trace can be saved ([`trace`]) and replayed on a modelled device
+//! ([`crate::engine::io::capture`]); the trace can be saved ([`crate::engine::io::trace`]) and
+//! replayed (by a run: [`crate::run::flash_hook`]) on a modelled device
 //! ([`device`]: a minimal file system and write buffer over a page-mapped FTL, [`ftl`], with
 //! greedy / cost-benefit / FIFO garbage collection, [`victims`]). The model counts page reads,
 //! programs and block erases per operation and per run ([`counters`]) and is validated against
@@ -8,26 +9,23 @@
 //! reports say so.
 
 pub mod analytic;
-pub mod capture;
 pub mod config;
 pub mod counters;
 pub mod device;
 pub mod ftl;
 pub mod report;
-pub mod run_hook;
-pub mod trace;
 pub mod victims;
 
 #[cfg(test)]
 mod tests;
 
+use crate::engine::io::trace::{IoOp, IoRecord, MARK_LOAD, MARK_RUN};
 use crate::error::{Error, Result};
 use config::ModelConfig;
 use counters::{Derived, EraseDistribution, FlashCounters};
 use device::Device;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use trace::{IoOp, IoRecord, MARK_LOAD, MARK_RUN};
 
 /// The label every flash result carries.
 pub const MODELLED: &str =

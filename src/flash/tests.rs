@@ -6,7 +6,7 @@ use super::config::{ModelConfig, VictimPolicy};
 use super::counters::FlashCounters;
 use super::device::Device;
 use super::ftl::Ftl;
-use super::trace::{self, IoOp, IoRecord, TraceInfo, TraceWriter};
+use crate::engine::io::trace::{self, IoOp, IoRecord, TraceInfo, TraceWriter};
 use crate::engine::io::FileKind;
 
 /// 8 logical pages, 4 blocks of 4 pages (two spare blocks), GC when no block is free.
@@ -252,7 +252,7 @@ fn trace_files_round_trip_and_reject_damage() {
 
 #[test]
 fn sqlite_io_is_captured_only_while_enabled() {
-    use crate::flash::capture;
+    use crate::engine::io::capture;
     let dir = tempfile::tempdir().unwrap();
     let mut engine = crate::engine::open("sqlite", &[], dir.path()).unwrap();
     engine.begin_load().unwrap();

@@ -29,8 +29,8 @@ pub fn phase(message: &str) {
 }
 
 /// Run `f` (which waits for the replay process) while showing how many of `total` operations
-/// have reached the spool file.
-pub fn while_replaying<T>(spool: &Path, total: u64, f: impl FnOnce() -> T) -> T {
+/// have reached the spool file, which grows by `bytes_per_op` per operation.
+pub fn while_replaying<T>(spool: &Path, total: u64, bytes_per_op: u64, f: impl FnOnce() -> T) -> T {
     if quiet() || !std::io::stderr().is_terminal() || total == 0 {
         return f();
     }
@@ -45,7 +45,7 @@ pub fn while_replaying<T>(spool: &Path, total: u64, f: impl FnOnce() -> T) -> T 
         std::thread::spawn(move || {
             while !done.load(Ordering::Relaxed) {
                 let bytes = std::fs::metadata(&spool).map(|m| m.len()).unwrap_or(0);
-                bar.set_position((bytes / crate::run::sample::ENCODED_LEN as u64).min(total));
+                bar.set_position((bytes / bytes_per_op.max(1)).min(total));
                 std::thread::sleep(Duration::from_millis(250));
             }
         })

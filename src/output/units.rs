@@ -47,14 +47,6 @@ fn trim(s: String) -> String {
     }
 }
 
-/// `mean ± half-width` with significant digits (just the mean when there is no interval).
-pub fn estimate(e: &crate::results::repeats::Estimate) -> String {
-    match e.ci_half {
-        Some(h) => format!("{} ± {}", sig(e.mean), sig(h)),
-        None => sig(e.mean),
-    }
-}
-
 /// Time units accepted by [`parse_duration`], with their size in nanoseconds and the number of
 /// decimal digits below one unit that still name whole nanoseconds.
 const UNITS: [(&str, u64, u32); 5] = [

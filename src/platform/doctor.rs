@@ -9,7 +9,7 @@ use crate::platform::clock::{
 };
 use crate::platform::cpufreq::{self, control, khz_text, restore, Cpufreq};
 use crate::platform::energy;
-use crate::results::stats::{LatencyHistogram, LatencySummary};
+use crate::stats::{LatencyHistogram, LatencySummary};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! the difference with its Welch interval, the p-value and whether the difference is
 //! significant — a relative-speed table in the manner of hyperfine.
 
-use crate::output::units::{estimate, sig};
+use crate::output::units::sig;
 use crate::results::dataset::Dataset;
 use crate::results::metrics::Metric;
 use crate::results::repeats::{Comparison, Estimate};
@@ -156,8 +156,8 @@ pub fn text(a: &Side, b: &Side, rows: &[MetricComparison], level: f64) -> String
                 let _ = writeln!(
                     o,
                     "{label:<22} {:>24} {:>24} {ratio:>14} {diff:>26}  {}",
-                    estimate(&c.a),
-                    estimate(&c.b),
+                    c.a.sig_text(),
+                    c.b.sig_text(),
                     r.verdict
                 );
             }

@@ -76,14 +76,13 @@ fn latency_table(o: &mut String, s: &RunSummary) {
         o,
         "\nlatency (µs)     count  errors       mean        p50        p95        p99        max"
     );
-    let row =
-        |o: &mut String, name: &str, l: &crate::results::stats::LatencySummary, errors: u64| {
-            let _ = writeln!(
-                o,
-                "  {name:<14}{:>7} {errors:>7} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
-                l.count, l.mean, l.p50, l.p95, l.p99, l.max
-            );
-        };
+    let row = |o: &mut String, name: &str, l: &crate::stats::LatencySummary, errors: u64| {
+        let _ = writeln!(
+            o,
+            "  {name:<14}{:>7} {errors:>7} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+            l.count, l.mean, l.p50, l.p95, l.p99, l.max
+        );
+    };
     for (kind, l) in s.latency_us.iter().filter(|(k, _)| k.as_str() != "all") {
         row(o, kind, l, s.errors_by_kind.get(kind).copied().unwrap_or(0));
     }
@@ -270,13 +269,14 @@ fn footer(o: &mut String, s: &RunSummary, store: Option<&str>) {
 
 /// `results list` table.
 pub fn render_list(rows: &[RunRow]) -> String {
-    let mut o = String::from("   id  created (UTC)         workload                 engine       ops  errors    p50 µs    p99 µs\n");
+    let mut o = String::from("   id  created (UTC)         kind        workload                 engine       ops  errors    p50 µs    p99 µs\n");
     for r in rows {
         let _ = writeln!(
             o,
-            "{:>5}  {:<20}  {:<24} {:<8} {:>7} {:>7} {:>9} {:>9}",
+            "{:>5}  {:<20}  {:<10}  {:<24} {:<8} {:>7} {:>7} {:>9} {:>9}",
             r.id,
             r.created_at,
+            r.kind,
             r.workload,
             r.engine,
             r.ops,

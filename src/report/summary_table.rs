@@ -6,7 +6,7 @@
 use crate::results::dataset::Dataset;
 use crate::results::metrics::Metric;
 use crate::results::repeats::Estimate;
-use crate::results::stats::LatencySummary;
+use crate::stats::LatencySummary;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -45,7 +45,7 @@ pub fn est(row: &Row, key: &str) -> Option<Estimate> {
 }
 
 fn cell(e: Option<Estimate>) -> String {
-    e.map_or("-".into(), |e| crate::output::units::estimate(&e))
+    e.map_or("-".into(), |e| e.sig_text())
 }
 
 fn cv(e: Option<Estimate>) -> String {

@@ -2,8 +2,8 @@
 //! operation kind, the time split (on-CPU, off-CPU, slept), sleep accuracy, and schedule lag
 //! and backlog for open pacing. One pass over the spool (two for the backlog), constant memory.
 
-use super::stats::{LatencyHistogram, LatencySummary};
 use crate::run::sample::OpSample;
+use crate::stats::{LatencyHistogram, LatencySummary};
 use crate::workload::op::OpKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

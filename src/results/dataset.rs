@@ -4,10 +4,10 @@
 //! made one by one); and each configuration's pooled per-operation latencies.
 
 use super::filter::{Filter, Subject};
-use super::stats::LatencyHistogram;
 use super::store::Store;
 use super::summary::RunSummary;
 use crate::error::{Result, ResultExt};
+use crate::stats::LatencyHistogram;
 
 /// Where a run sits in a study.
 #[derive(Clone, Debug)]
@@ -126,6 +126,7 @@ fn load_runs(store: &Store) -> Result<Vec<RunRecord>> {
             "SELECT r.id, r.summary, m.study_id, s.name, m.cell_index, m.repeat, m.labels
              FROM runs r LEFT JOIN matrix_cells m ON m.run_id = r.id
              LEFT JOIN studies s ON s.id = m.study_id
+             WHERE r.kind = 'run'
              ORDER BY r.id",
         )
         .run_err("results store")?;

@@ -13,7 +13,7 @@ use std::time::Duration;
 /// `PRAGMA application_id` of a pocketbench results store ("PBRS").
 pub const APPLICATION_ID: i32 = 0x5042_5253;
 /// The store schema this version writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 /// How long a writer waits, in total, for another process to release the write lock before
 /// the result is spooled instead (override: `POCKETBENCH_STORE_WAIT_S`).
 pub const DEFAULT_WAIT_S: u64 = 120;

@@ -54,6 +54,16 @@ impl Estimate {
     }
 
     /// `12.30 ± 0.45` (or just the mean with one repeat).
+    /// `mean ± half-width` with about three significant digits (just the mean when there is
+    /// no interval).
+    pub fn sig_text(&self) -> String {
+        use crate::output::units::sig;
+        match self.ci_half {
+            Some(h) => format!("{} ± {}", sig(self.mean), sig(h)),
+            None => sig(self.mean),
+        }
+    }
+
     pub fn text(&self, decimals: usize) -> String {
         match self.ci_half {
             Some(h) => format!("{:.*} ± {:.*}", decimals, self.mean, decimals, h),

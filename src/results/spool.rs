@@ -62,15 +62,14 @@ pub fn keep<T>(
 #[derive(Debug, serde::Serialize)]
 pub struct Imported {
     pub file: PathBuf,
-    /// (id in the file, new id in the store) of each run.
+    /// (id in the file, new id in the store) of each result (workload and suite runs).
     pub runs: Vec<(i64, i64)>,
-    pub suite_runs: Vec<(i64, i64)>,
     /// The file was a spool and has been removed.
     pub removed: bool,
 }
 
-/// Copy every run of the store at `from` into `into`: runs with their samples and frequency
-/// samples, and suite runs with their series, under new ids, all in one transaction. A spool
+/// Copy every result of the store at `from` into `into`: runs with their samples, frequency
+/// samples and series, under new ids, all in one transaction. A spool
 /// file is removed afterwards. A file without runs is an error.
 pub fn import(into: &mut Store, from: &Path) -> Result<Imported> {
     if into.path() == from {
@@ -104,28 +103,27 @@ pub fn import(into: &mut Store, from: &Path) -> Result<Imported> {
         .input_err(&what)?;
     let copied = (|| {
         let tx = super::guard::begin_write(into.conn())?;
-        let (runs, suite_runs) = copy_all(&tx).run_err(&what)?;
-        if runs.is_empty() && suite_runs.is_empty() {
+        let runs = copy_all(&tx).run_err(&what)?;
+        if runs.is_empty() {
             return Err(Error::input(format!("{what}: no runs in that file")));
         }
         tx.commit().run_err(&what)?;
-        Ok((runs, suite_runs))
+        Ok(runs)
     })();
     let detached = into.conn().execute("DETACH DATABASE src", []);
-    let (runs, suite_runs) = copied?;
+    let runs = copied?;
     detached.run_err(&what)?;
     let removed = is_spool && remove_store_files(from);
     Ok(Imported {
         file: from.to_path_buf(),
         runs,
-        suite_runs,
         removed,
     })
 }
 
 type IdMap = Vec<(i64, i64)>;
 
-fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(IdMap, IdMap)> {
+fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<IdMap> {
     let mut runs = Vec::new();
     let old_ids: Vec<i64> = tx
         .prepare("SELECT id FROM src.runs ORDER BY id")?
@@ -137,8 +135,8 @@ fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(IdMap, IdMap)> 
     }
     for old in old_ids {
         tx.execute(
-            "INSERT INTO runs (created_at, workload, engine, ops, errors, summary)
-             SELECT created_at, workload, engine, ops, errors, summary FROM src.runs WHERE id = ?1",
+            "INSERT INTO runs (created_at, workload, engine, ops, errors, summary, kind)
+             SELECT created_at, workload, engine, ops, errors, summary, kind FROM src.runs WHERE id = ?1",
             [old],
         )?;
         let new = tx.last_insert_rowid();
@@ -153,6 +151,10 @@ fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(IdMap, IdMap)> 
                io_write_bytes, io_syncs, io_blocked_ns FROM src.op_samples WHERE run_id = ?1",
             params![old, new],
         )?;
+        tx.execute(
+            "INSERT INTO suite_series SELECT ?2, name, data FROM src.suite_series WHERE run_id = ?1",
+            params![old, new],
+        )?;
         if freq {
             tx.execute(
                 "INSERT INTO frequency_samples (run_id, t_ns, policy, khz, replay_cpu)
@@ -162,28 +164,7 @@ fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(IdMap, IdMap)> 
         }
         runs.push((old, new));
     }
-    let mut suite_runs = Vec::new();
-    if super::guard::has_table(tx, "src", "suite_runs")? {
-        super::suites::ensure_tables(tx)?;
-        let old_ids: Vec<i64> = tx
-            .prepare("SELECT id FROM src.suite_runs ORDER BY id")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        for old in old_ids {
-            tx.execute(
-                "INSERT INTO suite_runs (suite, created_at, summary)
-                 SELECT suite, created_at, summary FROM src.suite_runs WHERE id = ?1",
-                [old],
-            )?;
-            let new = tx.last_insert_rowid();
-            tx.execute(
-                "INSERT INTO suite_series SELECT ?2, name, data FROM src.suite_series WHERE run_id = ?1",
-                params![old, new],
-            )?;
-            suite_runs.push((old, new));
-        }
-    }
-    Ok((runs, suite_runs))
+    Ok(runs)
 }
 
 /// Remove a store file and its WAL and shared-memory files; true when the store is gone.

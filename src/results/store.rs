@@ -1,5 +1,7 @@
-//! The results store: a SQLite file (default `./pocketbench.db`) holding every run's summary
-//! and its per-operation samples. A run is written in one transaction, so the store never holds
+//! The results store: a SQLite file (default `./pocketbench.db`) holding every result — a
+//! workload run's summary and its per-operation samples, a suite run's (`storage`,
+//! `flashbench`) summary and series — in one table of results with one id space (`kind` says
+//! which). Stores of earlier versions are upgraded when opened (`migrate`). A run is written in one transaction, so the store never holds
 //! half a run: either the summary and all its samples are there, or nothing is.
 
 use super::guard::{self, Access};
@@ -19,8 +21,16 @@ CREATE TABLE IF NOT EXISTS runs (
     engine TEXT NOT NULL,
     ops INTEGER NOT NULL,
     errors INTEGER NOT NULL,
-    summary TEXT NOT NULL
+    summary TEXT NOT NULL,
+    -- run (a workload run), storage or flashbench
+    kind TEXT NOT NULL DEFAULT 'run'
 );
+CREATE TABLE IF NOT EXISTS suite_series (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (run_id, name)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS op_samples (
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     seq INTEGER NOT NULL,
@@ -75,6 +85,8 @@ pub struct Store {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunRow {
     pub id: i64,
+    /// `run` (a workload run), `storage` or `flashbench`.
+    pub kind: String,
     pub created_at: String,
     pub workload: String,
     pub engine: String,
@@ -112,6 +124,7 @@ impl Store {
                 ))
             })?;
         }
+        super::migrate::upgrade(&conn, path)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -129,6 +142,7 @@ impl Store {
                 path.display()
             )));
         }
+        super::migrate::upgrade(&conn, path)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -171,7 +185,8 @@ impl Store {
             .conn
             .prepare(
                 "SELECT id, created_at, workload, engine, ops, errors,
-                        json_extract(summary, '$.latency_us.all.p50'), json_extract(summary, '$.latency_us.all.p99')
+                        json_extract(summary, '$.latency_us.all.p50'), json_extract(summary, '$.latency_us.all.p99'),
+                        kind
                  FROM runs ORDER BY id",
             )
             .run_err("results store")?;
@@ -186,6 +201,7 @@ impl Store {
                     errors: r.get(5)?,
                     p50_us: r.get(6)?,
                     p99_us: r.get(7)?,
+                    kind: r.get(8)?,
                 })
             })
             .run_err("results store")?;
@@ -193,16 +209,30 @@ impl Store {
             .run_err("results store")
     }
 
+    /// The kind of result `id` is (`run`, `storage`, `flashbench`).
+    pub fn kind(&self, id: i64) -> Result<String> {
+        self.conn
+            .query_row("SELECT kind FROM runs WHERE id = ?1", [id], |r| r.get(0))
+            .map_err(|_| {
+                Error::input(format!(
+                    "results show {id}: no result with id {id} in {}",
+                    self.path.display()
+                ))
+            })
+    }
+
+    /// The summary of workload run `id`.
     pub fn summary(&self, id: i64) -> Result<RunSummary> {
+        let kind = self.kind(id)?;
+        if kind != "run" {
+            return Err(Error::input(format!(
+                "result {id} is a {kind} run, not a workload run (`pocketbench results show {id}` prints it)"
+            )));
+        }
         let text: String = self
             .conn
             .query_row("SELECT summary FROM runs WHERE id = ?1", [id], |r| r.get(0))
-            .map_err(|_| {
-                Error::input(format!(
-                    "results show {id}: no run with id {id} in {}",
-                    self.path.display()
-                ))
-            })?;
+            .run_err(format!("results store: run {id}"))?;
         serde_json::from_str(&text).run_err(format!("results store: run {id}"))
     }
 

@@ -1,30 +1,11 @@
-//! Benchmark-suite runs in the results store (`flashbench`, `storage`): one row per run with
-//! its JSON summary, plus named series of integers (per-request response times, per-request
-//! flash counters) stored as little-endian u64 blobs. A run is written in one transaction.
+//! Benchmark-suite runs in the results store (`flashbench`, `storage`): a result of that
+//! `kind` with its JSON summary, plus named series of integers (per-request response times,
+//! per-request flash counters) stored as little-endian u64 blobs. A run is written in one
+//! transaction.
 
 use super::store::Store;
 use crate::error::{Error, Result, ResultExt};
 use rusqlite::{params, OptionalExtension};
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS suite_runs (
-    id INTEGER PRIMARY KEY,
-    suite TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    summary TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS suite_series (
-    run_id INTEGER NOT NULL REFERENCES suite_runs(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    data BLOB NOT NULL,
-    PRIMARY KEY (run_id, name)
-) WITHOUT ROWID;
-";
-
-/// Create the suite tables if the store has none yet.
-pub fn ensure_tables(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(SCHEMA)
-}
 
 /// Store one suite run; returns its id. When the store cannot take it, the run is kept in a
 /// spool file beside the store (see [`super::spool`]) and the error says where.
@@ -51,10 +32,10 @@ fn save_in(
 ) -> Result<i64> {
     let conn = store.conn_mut();
     let tx = super::guard::begin_write(conn)?;
-    ensure_tables(&tx).run_err("results store: suite tables")?;
     let json = serde_json::to_string(summary).run_err("results store: summary")?;
     tx.execute(
-        "INSERT INTO suite_runs (suite, created_at, summary) VALUES (?1, ?2, ?3)",
+        "INSERT INTO runs (created_at, workload, engine, ops, errors, summary, kind)
+         VALUES (?2, ?1, '', 0, 0, ?3, ?1)",
         params![suite, created_at, json],
     )
     .run_err("results store: insert suite run")?;
@@ -77,20 +58,17 @@ fn save_in(
 pub fn load(store: &mut Store, suite: &str, id: Option<i64>) -> Result<(i64, serde_json::Value)> {
     let path = store.path().display().to_string();
     let conn = store.conn_mut();
-    if !super::guard::has_table(conn, "main", "suite_runs").unwrap_or(false) {
-        return Err(Error::input(format!("--show: no {suite} run in {path}")));
-    }
     let row: Option<(i64, String)> = match id {
         Some(id) => conn
             .query_row(
-                "SELECT id, summary FROM suite_runs WHERE id = ?1 AND suite = ?2",
+                "SELECT id, summary FROM runs WHERE id = ?1 AND kind = ?2",
                 params![id, suite],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional(),
         None => conn
             .query_row(
-                "SELECT id, summary FROM suite_runs WHERE suite = ?1 ORDER BY id DESC LIMIT 1",
+                "SELECT id, summary FROM runs WHERE kind = ?1 ORDER BY id DESC LIMIT 1",
                 params![suite],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )

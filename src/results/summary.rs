@@ -3,7 +3,6 @@
 //! keys are documented in `docs/results.md`.
 
 use super::aggregate::{Aggregator, Schedule, TimeSplit};
-use super::stats::LatencySummary;
 use crate::engine::io::IoStats;
 use crate::engine::EngineInfo;
 use crate::platform::background::BackgroundReport;
@@ -15,6 +14,7 @@ use crate::platform::environment::Environment;
 use crate::platform::process::ProcessCounters;
 use crate::run::overhead::Overhead;
 use crate::run::RunOutput;
+use crate::stats::LatencySummary;
 use crate::workload::WorkloadInfo;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -131,7 +131,7 @@ pub fn main(spec_path: &Path) -> Result<()> {
     let spec: ReplaySpec = serde_json::from_str(&text).run_err("replay spec")?;
     let started = crate::platform::clock::process_start_ns();
     if let Some(p) = &spec.flash_trace {
-        crate::flash::run_hook::child_begin(p, &format!("{} {:?}", spec.engine, spec.options))?;
+        crate::run::flash_hook::child_begin(p, &format!("{} {:?}", spec.engine, spec.options))?;
     }
     let mut reader = TraceReader::open(&spec.trace)?;
     let (engine, open) = phase(|| -> Result<_> {
@@ -144,7 +144,7 @@ pub fn main(spec_path: &Path) -> Result<()> {
     report.phases.insert("open".into(), open);
     report.phases.insert("close".into(), close(engine));
     if spec.flash_trace.is_some() {
-        crate::flash::run_hook::child_finish()?;
+        crate::run::flash_hook::child_finish()?;
     }
     let json = serde_json::to_vec(&report).run_err("replay report")?;
     std::fs::write(&spec.report, json).run_err(format!("writing {}", spec.report.display()))

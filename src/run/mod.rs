@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod child;
+pub mod flash_hook;
 pub mod load;
 pub mod materialize;
 pub mod overhead;
@@ -14,13 +15,13 @@ pub mod verify;
 
 use crate::engine;
 use crate::error::{Error, Result, ResultExt};
-use crate::flash::run_hook::{self, FlashRequest};
 use crate::platform::cache::{self, CacheState};
 use crate::platform::clock::mono_ns;
 use crate::workload::delay::{self, DelayModel};
 use crate::workload::trace::{self, TraceHeader, TraceReader, TraceTotals};
 use crate::workload::{resolve, Overrides};
 use child::{ReplayReport, ReplaySpec};
+use flash_hook::FlashRequest;
 use pacer::Pacing;
 use std::path::{Path, PathBuf};
 
@@ -131,8 +132,9 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
             let workload = resolve::resolve(spec, overrides, req.seed)?;
             crate::limits::check_free_space(
                 workdir.path(),
-                crate::limits::database_bytes_estimate(&workload.info)
-                    .saturating_add(crate::limits::trace_bytes_estimate(&workload.info)),
+                crate::workload::bounds::database_bytes_estimate(&workload.info).saturating_add(
+                    crate::workload::bounds::trace_bytes_estimate(&workload.info),
+                ),
                 "the trace and the loaded database",
             )?;
             let delay = match &req.delay {
@@ -208,7 +210,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         totals.load_ops, req.engine
     ));
     if flash.wanted() {
-        run_hook::begin_load();
+        flash_hook::begin_load();
     }
     let mut engine = engine::open(&req.engine, &req.options, &data_dir)?;
     let mut reader = TraceReader::open(&trace_path)?;
@@ -225,18 +227,18 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         let mut reader = TraceReader::open(&trace_path)?;
         let spawn_ns = mono_ns();
         if flash.wanted() {
-            run_hook::mark_run();
+            flash_hook::mark_run();
         }
         let mut report = child::replay_with(engine.as_mut(), &mut reader, &spec, spawn_ns, 0)?;
         report.phases.insert("close".into(), child::close(engine));
         if flash.wanted() {
-            flash_records = run_hook::end()?;
+            flash_records = flash_hook::end()?;
         }
         (CacheState::warm(), "warm", spawn_ns, report)
     } else {
         drop(engine);
         if flash.wanted() {
-            flash_records = run_hook::end()?;
+            flash_records = flash_hook::end()?;
         }
         let cache = cache::evict_dir(&data_dir, req.drop_caches);
         crate::output::progress::phase(&format!(
@@ -244,9 +246,12 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
             totals.run_ops, cache.state
         ));
         let spawn_ns = mono_ns();
-        let report = crate::output::progress::while_replaying(&spec.spool, totals.run_ops, || {
-            child::spawn(&spec)
-        })?;
+        let report = crate::output::progress::while_replaying(
+            &spec.spool,
+            totals.run_ops,
+            sample::ENCODED_LEN as u64,
+            || child::spawn(&spec),
+        )?;
         (cache, "fresh-process", spawn_ns, report)
     };
 
@@ -254,7 +259,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
     let child_trace = spec.flash_trace.as_deref().filter(|_| !req.warm);
     let flash = if flash.wanted() {
         crate::output::progress::phase("modelling the flash I/O trace");
-        run_hook::finish(
+        flash_hook::finish(
             flash,
             flash_records,
             child_trace,

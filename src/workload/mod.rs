@@ -6,6 +6,7 @@
 //! streams through a delay model produces a trace ([`trace`]), which is the only thing the
 //! replayer ever reads.
 
+pub mod bounds;
 pub mod delay;
 pub mod generators;
 #[cfg(test)]

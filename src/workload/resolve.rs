@@ -35,7 +35,10 @@ pub fn builtin_names() -> Vec<&'static str> {
 pub fn resolve(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
     check_override_limits(o)?;
     let w = resolve_unchecked(spec, o, seed)?;
-    limits::check_info(&w.info, &format!("--workload {}: ", limits::escape(spec)))?;
+    crate::workload::bounds::check_info(
+        &w.info,
+        &format!("--workload {}: ", limits::escape(spec)),
+    )?;
     Ok(w)
 }
 

@@ -5,12 +5,12 @@
 
 use super::{Request, Settings};
 use crate::bench_suites::random_text;
+use crate::engine::io::capture;
+use crate::engine::io::trace::IoRecord;
 use crate::engine::sqlite::vfs;
 use crate::error::{Error, Result, ResultExt};
-use crate::flash::capture;
 use crate::flash::counters::FlashCounters;
 use crate::flash::device::Device;
-use crate::flash::trace::IoRecord;
 use crate::platform::cache;
 use crate::platform::clock::mono_ns;
 use crate::workload::rng::Rng;

@@ -11,7 +11,7 @@ use crate::error::{Result, ResultExt};
 use crate::flash::config::ModelConfig;
 use crate::flash::counters::{Derived, FlashCounters};
 use crate::flash::device::Device;
-use crate::results::stats::{LatencyHistogram, LatencySummary};
+use crate::stats::{LatencyHistogram, LatencySummary};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

@@ -126,25 +126,14 @@ pub fn render_requests(c: &CellResult, ns: &[u64], flash: [&[u64]; 3]) -> String
     o
 }
 
-/// The latest flashbench run in `store` and how many are stored, or None when there is none
-/// (read-only: a store without suite tables is left as it is).
+/// The latest flashbench run in `store` and how many are stored, or None when there is none.
 pub fn stored(store: &crate::results::store::Store) -> Result<Option<(FlashbenchRun, usize)>> {
     let conn = store.conn();
     let what = "results store: flashbench runs";
-    let tables: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'suite_runs'",
-            [],
-            |r| r.get(0),
-        )
-        .run_err(what)?;
-    if tables == 0 {
-        return Ok(None);
-    }
     let (count, id, text): (i64, Option<i64>, Option<String>) = conn
         .query_row(
-            "SELECT count(*), max(id), (SELECT summary FROM suite_runs WHERE suite = 'flashbench' ORDER BY id DESC LIMIT 1)
-             FROM suite_runs WHERE suite = 'flashbench'",
+            "SELECT count(*), max(id), (SELECT summary FROM runs WHERE kind = 'flashbench' ORDER BY id DESC LIMIT 1)
+             FROM runs WHERE kind = 'flashbench'",
             [],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )

@@ -8,13 +8,13 @@
 //! connections opened with that VFS name are measured. Memory-mapped reads (`mmap_size > 0`)
 //! reach the page cache without xRead and are therefore not counted; the docs say so.
 //!
-//! When the flash trace is on ([`crate::flash::capture`]), every call is also appended to the
+//! When the flash trace is on ([`crate::engine::io::capture`]), every call is also appended to the
 //! thread's flash trace (deletes as trims); when it is off, that costs one relaxed load.
 
+use crate::engine::io::capture;
+use crate::engine::io::trace::IoOp;
 use crate::engine::io::{self, FileKind, IoStats};
 use crate::engine::syncs;
-use crate::flash::capture;
-use crate::flash::trace::IoOp;
 use crate::platform::clock::mono_ns;
 use rusqlite::ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};

@@ -6,7 +6,7 @@
 
 use super::residency::PerOpFrequency;
 use super::sampler::Timeline;
-use crate::results::stats::LatencyHistogram;
+use crate::stats::LatencyHistogram;
 use std::collections::BTreeMap;
 
 pub struct OpFrequency {

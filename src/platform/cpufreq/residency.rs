@@ -6,7 +6,7 @@
 
 use super::{Cpufreq, Policy};
 use crate::platform::sampler::SamplerCost;
-use crate::results::stats::LatencySummary;
+use crate::stats::LatencySummary;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

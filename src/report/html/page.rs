@@ -84,7 +84,7 @@ fn summary(o: &mut String, data: &Dataset, level: f64) {
         );
         let mut cv = "-".to_string();
         for (key, e) in &r.metrics {
-            let text = e.map_or("-".into(), |e| crate::output::units::estimate(&e));
+            let text = e.map_or("-".into(), |e| e.sig_text());
             if *key == "p50_us" {
                 cv = e
                     .and_then(|e| e.cv)

@@ -75,7 +75,7 @@ pub fn generate(
     }
     crate::limits::check_free_space(
         crate::limits::dir_of(path),
-        crate::limits::trace_bytes_estimate(&workload.info),
+        crate::workload::bounds::trace_bytes_estimate(&workload.info),
         &format!("the trace {}", path.display()),
     )?;
     let mut info = workload.info;

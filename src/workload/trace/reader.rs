@@ -237,7 +237,7 @@ impl Iterator for TraceReader {
 /// A header whose checksum is right can still describe something absurd: refuse sizes above
 /// the limits (docs/limits.md) and delay models that do not parse, naming the field.
 fn check_header(header: &TraceHeader, path: &Path) -> Result<()> {
-    limits::check_info(
+    crate::workload::bounds::check_info(
         &header.workload,
         &format!("{}: trace header: ", path.display()),
     )?;

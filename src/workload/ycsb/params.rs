@@ -157,7 +157,7 @@ impl YcsbParams {
             self.max_scan_length,
             limits::MAX_SCAN_LENGTH,
         )?;
-        limits::check_model(
+        crate::workload::bounds::check_model(
             &self.model(),
             &format!("{origin}: "),
             ["fieldcount", "fieldlength"],

@@ -6,6 +6,9 @@
 //! the replayer snapshots them around each operation. Thread-local, because the engine runs on
 //! the replaying thread and the hot path must not pay for atomics.
 
+pub mod capture;
+pub mod trace;
+
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 

@@ -15,7 +15,7 @@
 //! trailer                          0xFF, varint record count, u32 LE CRC-32 of all bytes before
 //! ```
 
-use crate::engine::io::FileKind;
+use super::FileKind;
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::atomic_file::AtomicFile;
 use serde::{Deserialize, Serialize};

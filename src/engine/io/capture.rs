@@ -4,7 +4,7 @@
 //! buffer streams to a trace file every [`SPILL`] records, so memory stays bounded on long runs.
 
 use super::trace::{IoOp, IoRecord, TraceWriter};
-use crate::engine::io::FileKind;
+use super::FileKind;
 use crate::error::Result;
 use crate::platform::clock::mono_ns;
 use std::cell::RefCell;

@@ -4,13 +4,13 @@
 //! (`--flash-model SPEC`), attributing the run phase to operations by time: an I/O call belongs
 //! to the operation whose start–end interval contains it.
 
-use super::capture;
-use super::config::ModelConfig;
-use super::trace::{self, IoRecord, TraceInfo, TraceWriter, MARK_LOAD, MARK_RUN};
-use super::{KindReport, ModelReport};
+use super::sample::OpSample;
+use crate::engine::io::capture;
+use crate::engine::io::trace::{self, IoRecord, TraceInfo, TraceWriter, MARK_LOAD, MARK_RUN};
 use crate::error::{Result, ResultExt};
+use crate::flash::config::ModelConfig;
+use crate::flash::{KindReport, ModelReport};
 use crate::platform::clock::mono_ns;
-use crate::run::sample::OpSample;
 use std::collections::BTreeMap;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -94,7 +94,7 @@ pub fn finish(
         by_kind.entry(s.kind().name().to_string()).or_default().ops += 1;
     }
     let mut i = 0usize;
-    let mut report = super::replay(cfg, &records, "--flash-model", |r, delta| {
+    let mut report = crate::flash::replay(cfg, &records, "--flash-model", |r, delta| {
         while i < samples.len() && samples[i].end_ns < r.time_ns {
             i += 1;
         }
