@@ -48,6 +48,9 @@ cargo fmt --all -- --check
 say "lint"
 cargo clippy --all-targets --locked -- -D warnings
 
+say "no import cycles between modules (scripts/module-cycles.py)"
+python3 scripts/module-cycles.py
+
 say "unit and integration tests"
 cargo test --locked
 

@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::platform::cpufreq::restore;
 use crate::platform::doctor::{self, Status};
-use crate::platform::environment::sysfs_root;
+use crate::platform::sysfs::sysfs_root;
 use clap::Args;
 use std::path::PathBuf;
 

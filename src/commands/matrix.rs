@@ -1,8 +1,8 @@
 //! `pocketbench matrix`: run (or resume) a study plan and print its cells' statistics.
 
 use crate::error::{Error, Result};
+use crate::export::table;
 use crate::output::progress;
-use crate::report::summary_table;
 use crate::results::dataset::Dataset;
 use crate::results::filter::Filter;
 use crate::results::store::Store;
@@ -80,11 +80,11 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
     if args.json {
         let value = serde_json::json!({
             "outcome": outcome,
-            "cells": summary_table::rows(&data, plan.confidence),
+            "cells": table::rows(&data, plan.confidence),
         });
         super::print_json(&value)?;
     } else {
-        print!("{}", summary_table::text(&data, plan.confidence));
+        print!("{}", table::text(&data, plan.confidence));
         println!(
             "study #{study} in {}: {} runs stored now, {} before, {} left to another process, {} of {} in all{}",
             outcome.results.display(),

@@ -3,7 +3,7 @@
 //! prints a stored run.
 
 use super::flashbench::check_sqlite_option;
-use crate::bench_suites::storage::fileio::SyncMode;
+use crate::bench_suites::storage::file::SyncMode;
 use crate::bench_suites::storage::sqlite_tx::TxSettings;
 use crate::bench_suites::storage::{self, report, Part, Settings, StorageRun, WriteLayout};
 use crate::error::{Error, Result};

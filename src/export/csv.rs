@@ -1,9 +1,9 @@
 //! CSV (RFC 4180, written by the `csv` crate): one row per configuration with each main
 //! metric's mean, standard deviation, confidence interval and CV, and the pooled percentiles.
 
+use super::table::{est, rows};
 use super::{Exporter, Input, Part};
 use crate::error::{Error, Result};
-use crate::report::summary_table::{est, rows};
 use crate::results::metrics::Metric;
 
 pub struct Csv;

@@ -1,8 +1,8 @@
 //! JSON: every run's stored summary and every configuration's row of statistics.
 
+use super::table;
 use super::{Exporter, Input, Part};
 use crate::error::{Error, Result};
-use crate::report::summary_table;
 
 pub struct Json;
 
@@ -15,7 +15,7 @@ impl Exporter for Json {
         let doc = serde_json::json!({
             "confidence": input.level,
             "runs": input.data.runs.iter().map(|r| &r.raw).collect::<Vec<_>>(),
-            "configurations": summary_table::rows(input.data, input.level),
+            "configurations": table::rows(input.data, input.level),
         });
         let mut bytes = serde_json::to_vec_pretty(&doc)
             .map_err(|e| Error::failed(format!("JSON export: {e}")))?;

@@ -1,8 +1,8 @@
 //! Markdown: the configurations' table (GitHub-flavoured), for issues and pull requests.
 
+use super::table::{columns, rows, values};
 use super::{Exporter, Input, Part};
 use crate::error::Result;
-use crate::report::summary_table::{columns, rows, values};
 use std::fmt::Write as _;
 
 pub struct Markdown;

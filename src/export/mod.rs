@@ -2,7 +2,8 @@
 //! command that exports (`results show --format …`, `report --format …`). An export reads a
 //! [`Dataset`] (runs grouped into configurations) and the store's per-operation samples, and
 //! produces one file (JSON, CSV, Markdown) or several (HdrHistogram's percentile distributions,
-//! one per configuration and operation kind; interval logs, one per run).
+//! one per configuration and operation kind; interval logs, one per run). [`table`] is the
+//! configurations' table they share (also printed by `matrix` and shown in the HTML report).
 
 mod csv;
 mod hgrm;
@@ -10,6 +11,7 @@ mod hlog;
 mod json;
 mod markdown;
 mod samples;
+pub mod table;
 
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::atomic_file::AtomicFile;

@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::output::units::parse_duration;
 use crate::platform::background;
 use crate::platform::energy::Choice;
-use crate::platform::environment::SYSFS_ROOT_ENV;
 use crate::platform::session::PlatformRequest;
+use crate::platform::sysfs::SYSFS_ROOT_ENV;
 use clap::Args;
 use std::path::Path;
 

@@ -50,7 +50,7 @@ pub struct Options {
 }
 
 pub fn survey(opts: &Options) -> Report {
-    let root = crate::platform::environment::sysfs_root();
+    let root = crate::platform::sysfs::sysfs_root();
     let cf = cpufreq::discover(&root);
     let overshoot = sleep_overshoot(200, 1_000_000);
     let mut checks = vec![clock(), timer_slack(), sleeps(&overshoot)];

@@ -3,18 +3,8 @@
 //! the answer (CPU governor, frequency, energy counters). A fact the device does not expose is
 //! recorded as unavailable with the reason, never guessed.
 
+use super::sysfs::sysfs_root;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
-
-/// Environment variable that points all sysfs reads at another root (tests use a fake tree).
-pub const SYSFS_ROOT_ENV: &str = "POCKETBENCH_SYSFS_ROOT";
-
-/// Root of the sysfs tree to read (`/sys` unless overridden).
-pub fn sysfs_root() -> PathBuf {
-    std::env::var_os(SYSFS_ROOT_ENV)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/sys"))
-}
 
 /// A fact that is either observed or unavailable for a stated reason.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -19,3 +19,4 @@ pub mod observe;
 pub mod process;
 pub mod sampler;
 pub mod session;
+pub mod sysfs;

@@ -8,8 +8,8 @@ use crate::platform::cpufreq::residency::{FrequencyReport, Snapshot};
 use crate::platform::cpufreq::sampler::FreqProbe;
 use crate::platform::cpufreq::{self, Cpufreq};
 use crate::platform::energy::{self, EnergyReport, Interval, Meter};
-use crate::platform::environment::sysfs_root;
 use crate::platform::sampler::{self, Periodic};
+use crate::platform::sysfs::sysfs_root;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

@@ -11,8 +11,8 @@ use crate::platform::cpufreq::request::GovernorRequest;
 use crate::platform::cpufreq::residency::FrequencyReport;
 use crate::platform::cpufreq::{self, restore};
 use crate::platform::energy::{self, EnergyReport, Interval, Markers, Window};
-use crate::platform::environment::sysfs_root;
 use crate::platform::observe::{self, Observation, ObserveSpec};
+use crate::platform::sysfs::sysfs_root;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
-//! Reports for people: the terminal summary of a run, the list of stored runs, progress while
-//! work is under way, unit formatting; and for studies the summary table (text, Markdown,
-//! CSV), the HTML report with its SVG figures, the decision grid's layout, PNG rasterisation,
-//! and the comparison table.
+//! Reports for people: the terminal summary of a run and the list of stored results; for
+//! studies the HTML report with its SVG figures (or figure files), the decision grid's layout,
+//! PNG rasterisation, and the comparison table. Data files (JSON, CSV, Markdown, .hgrm, .hlog)
+//! are `export/`'s; units and progress are `output/`'s.
 
 pub mod compare;
 pub mod decision;
@@ -10,4 +10,3 @@ pub mod output;
 pub mod platform;
 pub mod raster;
 pub mod run_summary;
-pub mod summary_table;

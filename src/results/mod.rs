@@ -1,5 +1,7 @@
 //! Results: aggregation of a run's samples into its summary, the SQLite results store that
-//! keeps every run, statistics, and exports (JSON summary, per-operation CSV).
+//! keeps every result (with its safety checks, spooling, import and schema upgrades), the
+//! datasets and filters studies read, statistics across repeats, and the per-operation CSV
+//! (`--raw`).
 
 pub mod aggregate;
 pub mod dataset;

@@ -12,7 +12,7 @@
 use super::flags::RunFlags;
 use super::plan::{Axis, AxisValue, Plan};
 use crate::error::{Error, Result};
-use crate::platform::environment::sysfs_root;
+use crate::platform::sysfs::sysfs_root;
 
 pub const NAMES: &[&str] = &["pocketdata", "mdperf", "engines"];
 

@@ -1,24 +1,15 @@
 //! Turning the user's `--workload` value into a [`Workload`]: a built-in name or a workload
 //! file, chosen by extension (`.json` PocketData recording, `.toml` spec, anything else a YCSB
-//! properties file). Also the one place that knows the command-line names of the
-//! [`Overrides`], so every source refuses an override it cannot honour in the same words.
+//! properties file), with the overrides' sizes checked against the limits.
 
 use crate::error::{Error, Result};
 use crate::limits;
-use crate::workload::{pocketdata, pocketdata_json, spec_toml, ycsb, Overrides, Workload};
+use crate::workload::overrides::{FIELD_COUNT, FIELD_LENGTH, OPS, RECORDS};
+use crate::workload::{pocketdata, spec_toml, ycsb, Overrides, Workload};
 use std::path::Path;
 
 /// Built-in YCSB core workloads.
 const YCSB_NAMES: [&str; 6] = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f"];
-
-/// Command-line flag of each override, as named in error messages.
-pub const RECORDS: &str = "--records";
-pub const OPS: &str = "--ops";
-pub const FIELD_COUNT: &str = "--field-count";
-pub const FIELD_LENGTH: &str = "--field-length";
-pub const DISTRIBUTION: &str = "--distribution";
-pub const MISS_RATIO: &str = "--miss-ratio";
-pub const INDEX: &str = "--index";
 
 /// Every built-in workload name, YCSB first.
 pub fn builtin_names() -> Vec<&'static str> {
@@ -82,7 +73,7 @@ fn load_file(path: &Path, o: &Overrides, seed: u64) -> Result<Workload> {
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
     match ext.as_deref() {
-        Some("json") => pocketdata_json::load(path, o),
+        Some("json") => pocketdata::json::load(path, o),
         Some("toml") => spec_toml::load(path, o, seed),
         _ => ycsb::from_properties_file(path, o, seed),
     }
@@ -101,30 +92,6 @@ fn not_found(spec: &str, path: &Path) -> Error {
         Error::input(format!("--workload: no such file '{spec}' ({hint})"))
     } else {
         Error::input(format!("--workload: unknown workload '{spec}' ({hint})"))
-    }
-}
-
-/// The flags of the overrides that are set, in a fixed order.
-pub fn overrides_set(o: &Overrides) -> impl Iterator<Item = &'static str> {
-    [
-        (RECORDS, o.records.is_some()),
-        (OPS, o.ops.is_some()),
-        (FIELD_COUNT, o.field_count.is_some()),
-        (FIELD_LENGTH, o.field_length.is_some()),
-        (DISTRIBUTION, o.distribution.is_some()),
-        (MISS_RATIO, o.miss_ratio.is_some()),
-        (INDEX, !o.indexes.is_empty()),
-    ]
-    .into_iter()
-    .filter_map(|(flag, set)| set.then_some(flag))
-}
-
-/// Refuse the first override that is set but not in `allowed`:
-/// `--records does not apply to {what}`.
-pub fn reject_overrides(o: &Overrides, allowed: &[&str], what: &str) -> Result<()> {
-    match overrides_set(o).find(|flag| !allowed.contains(flag)) {
-        Some(flag) => Err(Error::input(format!("{flag} does not apply to {what}"))),
-        None => Ok(()),
     }
 }
 
@@ -210,21 +177,5 @@ mod tests {
             msg.ends_with("is a directory, not a workload file"),
             "{msg}"
         );
-    }
-
-    #[test]
-    fn overrides_are_refused_by_flag() {
-        let o = Overrides {
-            ops: Some(3),
-            indexes: vec!["key".into()],
-            ..Overrides::default()
-        };
-        assert_eq!(overrides_set(&o).collect::<Vec<_>>(), [OPS, INDEX]);
-        assert!(reject_overrides(&o, &[OPS, INDEX], "x").is_ok());
-        let msg = reject_overrides(&o, &[OPS], "a thing")
-            .unwrap_err()
-            .to_string();
-        assert_eq!(msg, "--index does not apply to a thing");
-        assert!(reject_overrides(&Overrides::default(), &[], "x").is_ok());
     }
 }

@@ -4,7 +4,8 @@
 //! SQLite (BLOB rows of the same sizes). When the raw device cannot be opened (no device node,
 //! not root) the table says why and shows what was measured instead.
 
-use super::fileio::{self, AlignedBuf, IoTest, Pattern, SyncMode};
+use super::file::{self, AlignedBuf, IoTest, Pattern, SyncMode};
+use super::fileio;
 use super::Settings;
 use crate::error::{Result, ResultExt};
 use crate::platform::cache::evict_file;
@@ -71,7 +72,7 @@ fn round1(x: f64) -> f64 {
 
 /// Raw reads: sequential (buffer-sized) and random 4 KiB, O_DIRECT, read-only.
 fn raw_reads(node: &Path, s: &Settings) -> std::result::Result<(f64, f64), String> {
-    let fd = fileio::open_raw(node, libc::O_RDONLY | libc::O_DIRECT)
+    let fd = file::open_raw(node, libc::O_RDONLY | libc::O_DIRECT)
         .map_err(|e| e.to_string())?
         .map_err(|errno| {
             format!(
@@ -217,7 +218,7 @@ pub fn run(dir: &Path, s: &Settings) -> Result<Calibration> {
         },
         Err(e) => (None, Err(e)),
     };
-    let fs = |pattern, file_size, io_size| -> Result<fileio::IoOutcome> {
+    let fs = |pattern, file_size, io_size| -> Result<file::IoOutcome> {
         let t = IoTest {
             pattern,
             mode: SyncMode::Direct,
@@ -226,9 +227,9 @@ pub fn run(dir: &Path, s: &Settings) -> Result<Calibration> {
             ops: s.rand_ops.unwrap_or(file_size / 4096),
             threads: 1,
         };
-        let path = fileio::file_for(dir, pattern, 0);
+        let path = file::file_for(dir, pattern, 0);
         if pattern != Pattern::SeqWrite {
-            fileio::prepare_file(&path, file_size, &mut AlignedBuf::new(s.buffer as usize, 4))?;
+            file::prepare_file(&path, file_size, &mut AlignedBuf::new(s.buffer as usize, 4))?;
         }
         let out = fileio::run_one(&t, &path, 5);
         let _ = std::fs::remove_file(&path);

@@ -1,7 +1,7 @@
 //! Mobibench's mmap mode: the file is mapped shared; reads copy out of the mapping (page faults
 //! bring the evicted file in), writes copy into it and msync(MS_SYNC) each buffer-sized range.
 
-use super::fileio::{AlignedBuf, Fd, IoOutcome, IoTest};
+use super::file::{AlignedBuf, Fd, IoOutcome, IoTest};
 use crate::error::{Error, Result};
 use crate::platform::clock::mono_ns;
 use crate::workload::rng::Rng;

@@ -5,6 +5,7 @@
 //! are the mean with min, max, standard deviation and coefficient of variation.
 
 pub mod calibration;
+pub mod file;
 pub mod fileio;
 pub mod mmap_io;
 pub mod report;
@@ -12,7 +13,7 @@ pub mod sqlite_tx;
 
 use crate::error::{Result, ResultExt};
 use crate::platform::clock::mono_ns;
-use fileio::{AlignedBuf, IoOutcome, IoTest, Pattern, SyncMode};
+use file::{AlignedBuf, IoOutcome, IoTest, Pattern, SyncMode};
 use serde::{Deserialize, Serialize};
 use sqlite_tx::TxSettings;
 use std::path::{Path, PathBuf};
@@ -284,7 +285,7 @@ fn file_test(
     let (mut mbs, mut iops, mut method) = (Vec::new(), Vec::new(), String::new());
     for r in 0..s.runs {
         let paths: Vec<PathBuf> = (0..threads)
-            .map(|i| fileio::file_for(dir, pattern, i))
+            .map(|i| file::file_for(dir, pattern, i))
             .collect();
         for p in &paths {
             match (pattern, s.layout) {
@@ -292,9 +293,9 @@ fn file_test(
                     let _ = std::fs::remove_file(p);
                 }
                 (Pattern::SeqWrite | Pattern::RandWrite, WriteLayout::Preallocated) => {
-                    fileio::preallocate_file(p, file_size)?;
+                    file::preallocate_file(p, file_size)?;
                 }
-                _ => fileio::prepare_file(
+                _ => file::prepare_file(
                     p,
                     file_size,
                     &mut AlignedBuf::new(s.buffer as usize, s.seed),

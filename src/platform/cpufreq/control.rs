@@ -168,7 +168,7 @@ impl Drop for Control {
 }
 
 fn policy_dir(p: &PolicyState) -> PathBuf {
-    let root = crate::platform::environment::sysfs_root();
+    let root = crate::platform::sysfs::sysfs_root();
     let by_policy = root.join("devices/system/cpu/cpufreq").join(&p.policy);
     if by_policy.is_dir() {
         by_policy

@@ -3,7 +3,7 @@
 //! phones have one policy per cluster (e.g. CPUs 0-3 LITTLE, 4-7 big); most laptops have one
 //! policy per CPU. Discovery reads `devices/system/cpu/cpufreq/policy*` and falls back to the
 //! per-CPU `cpuN/cpufreq` directories of older kernels. Every path is under the sysfs root
-//! ([`crate::platform::environment::sysfs_root`]), so tests point it at a fake tree.
+//! ([`crate::platform::sysfs::sysfs_root`]), so tests point it at a fake tree.
 //!
 //! Submodules: [`request`] parses `--governor`, [`control`] sets it with read-back and
 //! restore, [`restore`] makes the restore survive Ctrl-C, SIGTERM and panics, [`residency`]

@@ -4,8 +4,8 @@
 
 use super::svg::esc;
 use super::Figure;
+use crate::export::table;
 use crate::output::units::sig;
-use crate::report::summary_table;
 use crate::results::dataset::{Dataset, RunRecord};
 use std::fmt::Write as _;
 
@@ -73,7 +73,7 @@ pub fn render(data: &Dataset, figures: &[Figure], info: &PageInfo<'_>) -> String
 
 fn summary(o: &mut String, data: &Dataset, level: f64) {
     let _ = writeln!(o, "<h2 id=\"summary\">Summary</h2>\n<table><tr><th>configuration</th><th>runs</th><th>n</th><th>mean µs</th><th>p50 µs</th><th>p95 µs</th><th>p99 µs</th><th>ops/s</th><th>CV p50</th><th>pooled p50 / p95 / p99 µs</th></tr>");
-    for r in summary_table::rows(data, level) {
+    for r in table::rows(data, level) {
         let ids: Vec<String> = r.runs.iter().map(i64::to_string).collect();
         let _ = write!(
             o,

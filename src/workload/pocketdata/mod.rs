@@ -17,6 +17,7 @@
 //! Unlike the original files, every point statement (select or update by key) targets a row
 //! that exists, unless a miss ratio asks for some to target keys below the loaded range.
 
+pub mod json;
 mod mix;
 mod settings;
 mod statements;

@@ -3,7 +3,7 @@
 
 use super::statements::COLUMNS;
 use crate::error::{Error, Result};
-use crate::workload::resolve::{self as flag, reject_overrides};
+use crate::workload::overrides::{self as flag, reject_overrides};
 use crate::workload::ycsb::{at_least_one, DEFAULT_OPS, DEFAULT_RECORDS};
 use crate::workload::Overrides;
 

@@ -2,12 +2,12 @@
 //! templates validated, and the whole turned into a workload's load and run streams.
 
 use super::schema::{field_error, OneOrMany, SqlSection, StatementSection};
-use super::stream::RunState;
+use super::stream::{RunState, Statement};
 use super::template::{Keys, Template};
 use crate::error::{Error, Result};
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
-use crate::workload::resolve::{reject_overrides, DISTRIBUTION, OPS, RECORDS};
+use crate::workload::overrides::{reject_overrides, DISTRIBUTION, OPS, RECORDS};
 use crate::workload::rng::Rng;
 use crate::workload::ycsb::{distribution_override, Distribution};
 use crate::workload::{Overrides, Workload, WorkloadInfo};
@@ -21,14 +21,6 @@ pub(super) struct SqlSpec {
     load: Vec<Template>,
     distribution: Distribution,
     statements: Vec<Statement>,
-}
-
-/// One checked `[[sql.statement]]`.
-pub(super) struct Statement {
-    pub(super) weight: f64,
-    pub(super) template: Template,
-    /// The template as written, for the workload's parameters.
-    text: String,
 }
 
 impl SqlSpec {

@@ -1,7 +1,6 @@
 //! The run phase of a `[sql]` spec: [`RunState`] picks a statement by weight, its keys from
 //! the [`KeySpace`], and renders it.
 
-use super::sql::Statement;
 use super::template::{Keys, Template};
 use crate::workload::generators::Discrete;
 use crate::workload::op::Op;
@@ -10,6 +9,14 @@ use crate::workload::ycsb::{Distribution, KeySpace};
 
 /// `hotspot` key choice: 80% of the operations on 20% of the keys (YCSB's defaults).
 const HOTSPOT: (f64, f64) = (0.2, 0.8);
+
+/// One checked `[[sql.statement]]`.
+pub(super) struct Statement {
+    pub(super) weight: f64,
+    pub(super) template: Template,
+    /// The template as written, for the workload's parameters.
+    pub(super) text: String,
+}
 
 /// Everything the run phase needs between operations.
 pub(super) struct RunState {

@@ -5,7 +5,7 @@
 use super::choices::Distribution;
 use super::params::YcsbParams;
 use crate::error::{Error, Result};
-use crate::workload::resolve::{self as flag, reject_overrides};
+use crate::workload::overrides::{self as flag, reject_overrides};
 use crate::workload::Overrides;
 
 impl YcsbParams {

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::output::units::format_duration;
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
-use crate::workload::resolve::reject_overrides;
+use crate::workload::overrides::reject_overrides;
 use crate::workload::{Overrides, Workload, WorkloadInfo};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
