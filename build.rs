@@ -1,7 +1,8 @@
 //! Build script: records the redb version Cargo.lock resolved and, for the engines that link
 //! system libraries (features only), the RocksDB version pkg-config reports (its C API has no
-//! version call), and compiles the small C shim over BerkeleyDB's method tables
-//! (`src/engine/berkeleydb/shim.c`).
+//! version call), compiles the small C shim over BerkeleyDB's method tables
+//! (`src/engine/berkeleydb/shim.c`, feature `berkeleydb`) and the bare SQLite loop that
+//! `benches/saturation` links (`benches/saturation/bare_loop.c`; only that bench links it).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -26,6 +27,21 @@ fn main() {
     }
     #[cfg(feature = "berkeleydb")]
     berkeleydb();
+    bare_loop();
+}
+
+/// The bare C loop over the SQLite C API that `benches/saturation` compares pocketbench with.
+/// Its SQLite symbols come from the bundled library the crate links (libsqlite3-sys).
+fn bare_loop() {
+    println!("cargo:rerun-if-changed=benches/saturation/bare_loop.c");
+    cc::Build::new()
+        .file("benches/saturation/bare_loop.c")
+        .opt_level(2)
+        .warnings(true)
+        .cargo_metadata(false)
+        .compile("pocketbench_bare_loop");
+    let out = std::env::var("OUT_DIR").unwrap_or_default();
+    println!("cargo:rustc-link-search=native={out}");
 }
 
 #[cfg(feature = "berkeleydb")]

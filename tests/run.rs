@@ -266,6 +266,41 @@ fn think_pacing_reports_no_response_time_or_schedule() {
     assert!(uint(&s, "/wall_ns") >= 49_000_000);
 }
 
+/// Back-to-back operations read the thread CPU clock once per batch of 256 and share the
+/// batch's CPU by wall time, so no operation gets more CPU than its own latency; with think
+/// time every operation's CPU is read around it.
+#[test]
+fn cpu_is_read_per_batch_only_when_operations_run_back_to_back() {
+    let sb = Sandbox::new();
+    for (delay, ops, accounting) in [
+        ("zero", "600", "batch:256"),
+        ("fixed:1ms", "30", "per-operation"),
+    ] {
+        let raw = format!("ops-{ops}.csv");
+        let s = sb.run_json(&words(&format!(
+            "--workload ycsb-c --records 100 --ops {ops} --delay {delay} --no-overhead --raw {raw}"
+        )));
+        assert_eq!(text(&s, "/cpu_accounting"), accounting);
+        let (_, rows) = read_csv(&sb.path(&raw));
+        assert_eq!(rows.len(), ops.parse::<usize>().unwrap());
+        if accounting.starts_with("batch") {
+            for r in &rows {
+                assert!(number(r, "cpu_ns") <= number(r, "latency_ns"), "{r:?}");
+            }
+        }
+        let on_cpu = uint(&s, "/time/on_cpu_ns");
+        assert!(
+            on_cpu > 0 && on_cpu <= uint(&s, "/wall_ns"),
+            "{}",
+            s["time"]
+        );
+    }
+    // A trace generated with zero delays is back to back too.
+    let trace = sb.trace_gen("zero.pbt", &words("--records 50 --ops 300 --delay zero"));
+    let s = sb.run_json(&["--trace", arg(&trace), "--no-overhead"]);
+    assert_eq!(text(&s, "/cpu_accounting"), "batch:256");
+}
+
 fn small_sqlite_run(extra: &[&str]) -> Value {
     let sb = Sandbox::new();
     let mut args = words("--records 100 --ops 100 --delay zero -o synchronous=off --no-overhead");

@@ -23,7 +23,7 @@ pub mod threadio;
 use crate::error::{Error, Result};
 use crate::workload::model::DataModel;
 use crate::workload::op::Op;
-use io::IoCounters;
+use io::{IoCounters, IoStats};
 use options::{EngineOptions, OptionSpec};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -36,6 +36,9 @@ pub struct Request<'a> {
     pub key: &'a [u8],
     /// Field values, indexed by field number; only the fields the operation writes are filled.
     pub values: &'a [Vec<u8>],
+    /// Keep a copy of a point read's record for [`Engine::last_read`] (the replay's
+    /// read-your-writes check wants it). Engines that copy the record out anyway may ignore it.
+    pub keep_read: bool,
 }
 
 /// What an operation returned.
@@ -111,6 +114,13 @@ pub trait Engine {
     /// Cumulative I/O counters of this engine on the calling thread.
     fn io(&self) -> IoCounters {
         io::thread_counters()
+    }
+
+    /// [`Engine::io`] summed over file kinds: what the replay snapshots around every
+    /// operation. An engine on the default [`Engine::io`] overrides it with
+    /// [`io::thread_total`], which costs one copy instead of a sum.
+    fn io_total(&self) -> IoStats {
+        self.io().total()
     }
 
     /// The record the last operation's point read returned (read, read-modify-write).

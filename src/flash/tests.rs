@@ -266,6 +266,7 @@ fn sqlite_io_is_captured_only_while_enabled() {
         op: &sql,
         key: b"",
         values: &[],
+        keep_read: true,
     };
     engine.execute(&req).unwrap();
     let records = capture::stop().unwrap();

@@ -132,6 +132,12 @@ fn time_split(o: &mut String, s: &RunSummary) {
         ns(t.delay_slept_ns),
         ns(harness)
     );
+    if let Some(n) = s.cpu_accounting.strip_prefix("batch:") {
+        let _ = writeln!(
+            o,
+            "cpu        back-to-back operations: thread CPU read once per {n} operations, each operation's share by its wall time"
+        );
+    }
     if t.sleeps > 0 {
         let ov = &s.sleep_overshoot_us;
         let _ = writeln!(

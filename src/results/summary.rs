@@ -49,6 +49,12 @@ pub struct RunSummary {
     pub response_time_us: Option<BTreeMap<String, LatencySummary>>,
     pub schedule: Option<Schedule>,
     pub time: TimeSplit,
+    /// How each operation's CPU time was measured: `per-operation` (the thread CPU clock read
+    /// around every operation) or `batch:N` (back-to-back operations: read once per N
+    /// operations, each operation given the batch's on-CPU share of its wall time). Empty in
+    /// runs stored before it was recorded (per-operation).
+    #[serde(default)]
+    pub cpu_accounting: String,
     /// How far sleeps overshot their deadline, microseconds.
     pub sleep_overshoot_us: LatencySummary,
     pub io: BTreeMap<String, IoStats>,
@@ -209,6 +215,7 @@ pub fn build(
         response_time_us: open.then(|| agg.response()),
         schedule: open.then(|| agg.schedule(max_backlog)),
         time: agg.time,
+        cpu_accounting: r.cpu_accounting.clone(),
         sleep_overshoot_us: agg.sleep_overshoot(),
         io,
         io_phases,

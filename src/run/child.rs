@@ -64,6 +64,9 @@ pub struct ReplayReport {
     /// Read-your-writes check of the run (key-value workloads).
     #[serde(default)]
     pub verification: super::verify::Verification,
+    /// How each operation's CPU time was measured (`per-operation`, `batch:N`).
+    #[serde(default)]
+    pub cpu_accounting: String,
     /// Engine counters (compactions, stalls, …) before and after the run.
     #[serde(default)]
     pub engine_stats: BTreeMap<String, crate::engine::StatChange>,
@@ -207,6 +210,7 @@ fn report(
         timer_slack_ns,
         observation: None,
         verification: t.verification,
+        cpu_accounting: t.cpu_accounting.map(|c| c.to_string()).unwrap_or_default(),
         engine_stats: t.engine_stats,
         phases: BTreeMap::new(),
         runner: None,

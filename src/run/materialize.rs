@@ -67,6 +67,7 @@ impl Materializer {
             op,
             key: &self.key,
             values: &self.values,
+            keep_read: true,
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct Wait {
 pub struct Pacer {
     pacing: Pacing,
     next_due_ns: u64,
+    /// The latest clock reading known (the last operation's end): a due time at or before it
+    /// has passed without reading the clock again (back-to-back operations).
+    passed_ns: u64,
 }
 
 impl Pacer {
@@ -52,12 +55,20 @@ impl Pacer {
         Pacer {
             pacing,
             next_due_ns: now_ns + initial_delay_ns,
+            passed_ns: now_ns,
         }
     }
 
     /// Sleep until the next operation is due.
     pub fn wait(&mut self) -> Wait {
         let due = self.next_due_ns;
+        if due <= self.passed_ns {
+            return Wait {
+                intended_ns: due,
+                requested_ns: 0,
+                actual_ns: 0,
+            };
+        }
         let before = mono_ns();
         if due <= before {
             return Wait {
@@ -77,6 +88,7 @@ impl Pacer {
 
     /// Record that the operation ended at `end_ns` and is followed by `delay_ns`.
     pub fn completed(&mut self, end_ns: u64, delay_ns: u64) {
+        self.passed_ns = end_ns;
         self.next_due_ns = match self.pacing {
             Pacing::Think => end_ns + delay_ns,
             Pacing::Open => self.next_due_ns + delay_ns,
@@ -116,5 +128,24 @@ mod tests {
         assert_eq!(w.intended_ns, now + 2_000_000);
         assert!(w.actual_ns >= w.requested_ns);
         assert!(mono_ns() >= now + 2_000_000);
+    }
+
+    #[test]
+    fn back_to_back_operations_are_due_at_the_previous_end() {
+        // Think pacing with no delay: due when the last operation ended, which has passed.
+        let mut p = Pacer::start(Pacing::Think, 1_000, 0);
+        p.completed(5_000, 0);
+        assert_eq!(
+            p.wait(),
+            Wait {
+                intended_ns: 5_000,
+                requested_ns: 0,
+                actual_ns: 0
+            }
+        );
+        // Open pacing with no delays: every operation is due at the start.
+        let mut o = Pacer::start(Pacing::Open, 1_000, 0);
+        o.completed(5_000, 0);
+        assert_eq!(o.wait().intended_ns, 1_000);
     }
 }

@@ -3,8 +3,9 @@
 //! and after each point read compares what the engine returned with the bytes those seeds
 //! generate ([`crate::workload::values::fill_field`]). A difference fails the operation.
 //!
-//! It costs nothing inside the timed window: the engine only keeps the record it read (it had
-//! to copy it out anyway), and the comparison happens after the end timestamp. Memory is
+//! It costs nothing inside the timed window: the replay decides before each read whether it
+//! will be checked ([`Verifier::will_check`]), the engine keeps a copy of the record only then,
+//! and the comparison happens after the end timestamp. Memory is
 //! bounded: with more than [`MAX_TRACKED`] records in the load phase only a deterministic
 //! sample of keys (one in `stride`, by a hash of the key number) is tracked; reads of other
 //! keys count as unchecked. Scans are not checked (their rows are counted). Time is bounded
@@ -55,6 +56,8 @@ pub struct Verifier {
     buf: Vec<u8>,
     /// Point reads seen so far (checked or not), for the time-bounding sample.
     reads: u64,
+    /// Whether the coming read is in the sample, decided by [`Verifier::will_check`].
+    planned: Option<bool>,
 }
 
 impl Verifier {
@@ -73,6 +76,7 @@ impl Verifier {
             },
             buf: Vec::new(),
             reads: 0,
+            planned: None,
         }
     }
 
@@ -81,6 +85,18 @@ impl Verifier {
     fn sampled(&mut self) -> bool {
         self.reads += 1;
         self.reads <= CHECK_ALL_FIRST || self.reads.is_multiple_of(CHECK_ONE_IN)
+    }
+
+    /// Decide, before `op` runs, whether [`Verifier::check`] will compare what it reads (so the
+    /// engine keeps a copy of the record only then); the next `check` uses this decision.
+    pub fn will_check(&mut self, op: &Op) -> bool {
+        let key = match *op {
+            Op::Read { key } | Op::ReadModifyWrite { key, .. } if self.model.is_some() => key,
+            _ => return false,
+        };
+        let sampled = self.sampled();
+        self.planned = Some(sampled);
+        sampled && self.tracked(key)
     }
 
     fn tracked(&self, key: u64) -> bool {
@@ -128,7 +144,10 @@ impl Verifier {
             Op::Read { key } | Op::ReadModifyWrite { key, .. } if self.model.is_some() => key,
             _ => return Ok(()),
         };
-        let sampled = self.sampled();
+        let sampled = match self.planned.take() {
+            Some(s) => s,
+            None => self.sampled(),
+        };
         let Some(m) = &self.model else { return Ok(()) };
         if !sampled || !self.tracked(key) || matches!(read, LastRead::Unsupported) {
             self.totals.unchecked += 1;
@@ -232,5 +251,35 @@ mod tests {
             .check(&Op::Read { key: 2 }, LastRead::Record(&stale))
             .is_err());
         assert_eq!((v.totals.checked, v.totals.mismatches), (6, 3));
+    }
+
+    #[test]
+    fn the_read_sample_is_decided_before_the_read_and_used_by_its_check() {
+        let m = KeyValueModel {
+            field_count: 1,
+            field_length: 4,
+            ..KeyValueModel::default()
+        };
+        let mut v = Verifier::new(&DataModel::KeyValue(m), 10);
+        v.wrote(&Op::Insert { key: 1, seed: 5 });
+        let read = Op::Read { key: 1 };
+        let good = record(&[5], 4);
+        // The first CHECK_ALL_FIRST reads are all in the sample; after them one in
+        // CHECK_ONE_IN, by read count: reads 2 016 and 2 032 of the next 32.
+        let mut planned = 0;
+        for _ in 0..CHECK_ALL_FIRST + 32 {
+            if v.will_check(&read) {
+                planned += 1;
+            }
+            v.check(&read, LastRead::Record(&good)).unwrap();
+        }
+        assert_eq!(planned, CHECK_ALL_FIRST + 2);
+        assert_eq!(
+            (v.totals.checked, v.totals.unchecked),
+            (CHECK_ALL_FIRST + 2, 30)
+        );
+        // Writes and scans are never checked, and do not move the sample.
+        assert!(!v.will_check(&Op::Insert { key: 2, seed: 1 }));
+        assert!(!v.will_check(&Op::Scan { key: 1, len: 3 }));
     }
 }

@@ -182,6 +182,11 @@ pub struct DelaySampler {
 }
 
 impl DelaySampler {
+    /// Every delay it draws is zero (back-to-back operations).
+    pub fn is_zero(&self) -> bool {
+        matches!(self.law, Law::Fixed(0))
+    }
+
     /// The delay (ns) that follows operation `index` (0-based). Random models ignore `index`
     /// and must be called once per operation, in order.
     pub fn next(&mut self, index: u64) -> u64 {

@@ -3,7 +3,6 @@
 //! reads it to turn key numbers into key text.
 
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 
 /// How the operations' data is shaped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +53,25 @@ impl KeyValueModel {
             keynum
         };
         out.extend_from_slice(self.key_prefix.as_bytes());
-        let _ = write!(out, "{n:0width$}", width = usize::from(self.zero_padding));
+        // The decimal digits of n, left-padded with zeros to `zero_padding` (on the replay's
+        // hot path, so without the formatting machinery).
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        let mut v = n;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        let len = digits.len() - i;
+        out.extend(std::iter::repeat_n(
+            b'0',
+            usize::from(self.zero_padding).saturating_sub(len),
+        ));
+        out.extend_from_slice(&digits[i..]);
     }
 
     /// Field column name for field `i` (`field0`, `field1`, …).

@@ -182,13 +182,30 @@ impl IoCounters {
 }
 
 thread_local! {
-    static THREAD_IO: RefCell<IoCounters> = RefCell::new(IoCounters::default());
+    static THREAD_IO: RefCell<ThreadIo> = RefCell::new(ThreadIo::default());
+}
+
+/// The calling thread's counters by kind, and their sum kept beside them so the replay's
+/// per-operation snapshot copies one [`IoStats`] instead of one per kind.
+#[derive(Default)]
+struct ThreadIo {
+    counters: IoCounters,
+    total: IoStats,
+}
+
+impl ThreadIo {
+    fn apply(&mut self, kind: FileKind, f: impl FnOnce(&mut IoStats)) {
+        let mut delta = IoStats::default();
+        f(&mut delta);
+        self.counters.by_kind[kind as usize].add(&delta);
+        self.total.add(&delta);
+    }
 }
 
 /// Add to the calling thread's counters for `kind`.
 #[inline]
 pub fn record(kind: FileKind, f: impl FnOnce(&mut IoStats)) {
-    THREAD_IO.with(|c| f(&mut c.borrow_mut().by_kind[kind as usize]));
+    THREAD_IO.with(|c| c.borrow_mut().apply(kind, f));
 }
 
 /// [`record`], doing nothing once the thread's counters are gone (thread teardown).
@@ -196,13 +213,20 @@ pub fn record(kind: FileKind, f: impl FnOnce(&mut IoStats)) {
 pub fn try_record(kind: FileKind, f: impl FnOnce(&mut IoStats)) {
     let _ = THREAD_IO.try_with(|c| {
         if let Ok(mut c) = c.try_borrow_mut() {
-            f(&mut c.by_kind[kind as usize]);
+            c.apply(kind, f);
         }
     });
+}
+
+/// The calling thread's counters summed over all kinds (what [`thread_counters`]`().total()`
+/// returns, without the sum).
+#[inline]
+pub fn thread_total() -> IoStats {
+    THREAD_IO.with(|c| c.borrow().total)
 }
 
 /// The calling thread's counters so far.
 #[inline]
 pub fn thread_counters() -> IoCounters {
-    THREAD_IO.with(|c| *c.borrow())
+    THREAD_IO.with(|c| c.borrow().counters)
 }

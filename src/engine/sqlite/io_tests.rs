@@ -14,6 +14,7 @@ fn sql(engine: &mut dyn Engine, text: &str) {
         op: &op,
         key: b"",
         values: &[],
+        keep_read: true,
     };
     engine.execute(&req).unwrap();
 }

@@ -75,6 +75,10 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
 }
 
 impl Engine for SqliteEngine {
+    fn io_total(&self) -> crate::engine::io::IoStats {
+        crate::engine::io::thread_total()
+    }
+
     fn info(&self) -> EngineInfo {
         EngineInfo {
             name: "sqlite".into(),

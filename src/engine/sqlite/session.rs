@@ -179,11 +179,11 @@ pub fn exec_in_memory(sql: &str) -> std::result::Result<u64, String> {
 fn read(
     kv: &mut KvStatements,
     key: &[u8],
-    last: &mut Vec<u8>,
+    last: Option<&mut Vec<u8>>,
     found: &mut Option<bool>,
 ) -> std::result::Result<u64, String> {
     kv.read.bind_text(1, key)?;
-    let rows = kv.read.run_capture(Some(last))?;
+    let rows = kv.read.run_capture(last)?;
     *found = Some(rows > 0);
     Ok(rows)
 }
@@ -195,7 +195,7 @@ fn exec_kv(
     found: &mut Option<bool>,
 ) -> std::result::Result<u64, String> {
     match req.op {
-        Op::Read { .. } => read(kv, req.key, last, found),
+        Op::Read { .. } => read(kv, req.key, req.keep_read.then_some(last), found),
         Op::Scan { len, .. } => {
             kv.scan.bind_text(1, req.key)?;
             kv.scan.bind_int(2, i64::from(*len))?;
@@ -211,7 +211,7 @@ fn exec_kv(
         }
         Op::Update { field, .. } => update(kv, req, *field),
         Op::ReadModifyWrite { field, .. } => {
-            read(kv, req.key, last, found)?;
+            read(kv, req.key, req.keep_read.then_some(last), found)?;
             update(kv, req, *field)
         }
         Op::Sql { .. } => Err("SQL statement on a key-value schema".into()),

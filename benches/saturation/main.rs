@@ -1,10 +1,14 @@
-//! Harness overhead and the physical limit: saturated SQLite point reads through pocketbench's
-//! real replay path (trace decode, materialise, pacer, clocks, VFS shim, spool) beside a minimal
-//! loop over the same prepared statement written directly against the SQLite C API (default
-//! VFS, no clocks), on the same database file and the same key sequence, in this process.
+//! Saturation: how close pocketbench's saturated runs come to the physical limit. Saturated
+//! SQLite point reads (YCSB C, zero delay, warm) through pocketbench's real replay path (trace
+//! decode, materialise, pacer, clocks, CPU accounting, VFS shim, spool) beside a bare C loop
+//! over the same prepared statement (`bare_loop.c`: the SQLite C API of the same bundled
+//! amalgamation, default VFS, no clocks), on the same database file and the same key sequence,
+//! in this process, interleaved round by round so drift hits both; prints each side's median
+//! and the median of the per-round ratios.
 //!
-//! Run: `cargo bench --bench overhead [-- OPS RECORDS ROUNDS]` (defaults 200000 1000 5).
+//! Run: `cargo bench --bench saturation [-- OPS RECORDS ROUNDS]` (defaults 200000 500 5).
 
+#[path = "../common/mod.rs"]
 mod common;
 
 use pocketbench::engine;
@@ -16,14 +20,13 @@ use pocketbench::workload::delay::DelayModel;
 use pocketbench::workload::op::Op;
 use pocketbench::workload::trace::{self, TraceItem, TraceReader};
 use pocketbench::workload::{resolve, Overrides};
-use rusqlite::ffi;
 use std::path::Path;
 use std::time::Instant;
 
 fn main() {
     let args: Vec<u64> = common::numbers();
     let ops = args.first().copied().unwrap_or(200_000);
-    let records = args.get(1).copied().unwrap_or(1_000);
+    let records = args.get(1).copied().unwrap_or(500);
     let rounds = args.get(2).copied().unwrap_or(5);
     let dir = tempfile::tempdir().expect("temp dir");
     let trace_path = dir.path().join("reads.pbt");
@@ -46,28 +49,39 @@ fn main() {
     drop(engine);
     let keys = key_texts(&trace_path);
 
-    println!("saturated point reads, ycsb-c, {records} records, {ops} reads per round, {rounds} rounds (median)");
+    println!(
+        "saturated point reads, ycsb-c, {records} records, {ops} reads per round, {rounds} rounds (median)"
+    );
     let mut harness = Vec::new();
     let mut bare = Vec::new();
+    let mut ratios = Vec::new();
     let mut null = Vec::new();
     for round in 0..rounds {
-        harness.push(harness_rate(&trace_path, &db_dir, dir.path(), round));
-        bare.push(bare_rate(&db_dir.join(engine::sqlite::DB_FILE), &keys));
+        let h = harness_rate(&trace_path, &db_dir, dir.path(), round);
+        let b = bare_rate(&db_dir.join(engine::sqlite::DB_FILE), &keys);
+        harness.push(h);
+        bare.push(b);
+        ratios.push(h / b);
         null.push(overhead::measure(&trace_path).expect("null replay"));
     }
-    let h = common::median(harness.clone());
-    let b = common::median(bare.clone());
     println!(
         "  pocketbench replay (sqlite)   {:>12.0} ops/s   rounds {:?}",
-        h,
+        common::median(harness.clone()),
         rounded(&harness)
     );
     println!(
-        "  bare C-API loop               {:>12.0} ops/s   rounds {:?}",
-        b,
+        "  bare C loop                   {:>12.0} ops/s   rounds {:?}",
+        common::median(bare.clone()),
         rounded(&bare)
     );
-    println!("  harness / bare                {:>12.1} %", 100.0 * h / b);
+    println!(
+        "  pocketbench / bare C          {:>12.3}      rounds {:?}",
+        common::median(ratios.clone()),
+        ratios
+            .iter()
+            .map(|r| (r * 1000.0).round() / 1000.0)
+            .collect::<Vec<_>>()
+    );
     let lat = common::median(null.iter().map(|o| o.latency_ns_per_op).collect());
     let lp = common::median(null.iter().map(|o| o.loop_ns_per_op).collect());
     println!("  null engine: {lat:.0} ns/op inside the timed window, {lp:.0} ns/op whole loop");
@@ -119,58 +133,38 @@ fn key_texts(trace_path: &Path) -> Vec<Vec<u8>> {
     keys
 }
 
-/// sqlite3_open_v2 on the default VFS, one prepared SELECT, bind/step/read columns/reset.
+#[link(name = "pocketbench_bare_loop", kind = "static")]
+extern "C" {
+    fn pb_bare_loop(
+        path: *const std::ffi::c_char,
+        keys: *const u8,
+        lens: *const i32,
+        n: usize,
+        sink: *mut usize,
+    ) -> i32;
+}
+
+/// The bare C loop (`bare_loop.c`) over `keys`: reads per second.
 fn bare_rate(db: &Path, keys: &[Vec<u8>]) -> f64 {
     let path = std::ffi::CString::new(db.to_string_lossy().as_bytes()).expect("path");
-    let sql = "SELECT * FROM usertable WHERE YCSB_KEY = ?";
-    // SAFETY: straightforward C API use; every pointer comes from SQLite itself.
-    unsafe {
-        let mut conn = std::ptr::null_mut();
-        assert_eq!(
-            ffi::sqlite3_open_v2(
-                path.as_ptr(),
-                &mut conn,
-                ffi::SQLITE_OPEN_READWRITE,
-                std::ptr::null()
-            ),
-            0
-        );
-        let mut stmt = std::ptr::null_mut();
-        assert_eq!(
-            ffi::sqlite3_prepare_v2(
-                conn,
-                sql.as_ptr().cast(),
-                sql.len() as i32,
-                &mut stmt,
-                std::ptr::null_mut()
-            ),
-            0
-        );
-        let start = Instant::now();
-        let mut sink = 0usize;
-        for k in keys {
-            ffi::sqlite3_bind_text(
-                stmt,
-                1,
-                k.as_ptr().cast(),
-                k.len() as i32,
-                ffi::SQLITE_TRANSIENT(),
-            );
-            while ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW {
-                for c in 0..ffi::sqlite3_column_count(stmt) {
-                    let p = ffi::sqlite3_column_blob(stmt, c);
-                    sink =
-                        sink.wrapping_add(ffi::sqlite3_column_bytes(stmt, c) as usize + p as usize);
-                }
-            }
-            ffi::sqlite3_reset(stmt);
-        }
-        let secs = start.elapsed().as_secs_f64();
-        std::hint::black_box(sink);
-        ffi::sqlite3_finalize(stmt);
-        ffi::sqlite3_close(conn);
-        keys.len() as f64 / secs
-    }
+    let all: Vec<u8> = keys.concat();
+    let lens: Vec<i32> = keys.iter().map(|k| k.len() as i32).collect();
+    let mut sink = 0usize;
+    let start = Instant::now();
+    // SAFETY: the pointers and lengths describe live buffers for the whole call.
+    let rc = unsafe {
+        pb_bare_loop(
+            path.as_ptr(),
+            all.as_ptr(),
+            lens.as_ptr(),
+            keys.len(),
+            &mut sink,
+        )
+    };
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(rc, 0, "bare loop: SQLite error {rc}");
+    std::hint::black_box(sink);
+    keys.len() as f64 / secs
 }
 
 fn rounded(v: &[f64]) -> Vec<u64> {
