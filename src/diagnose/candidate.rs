@@ -1,7 +1,7 @@
 //! One candidate (a governor) from its stored runs: means of throughput and latency, energy per
-//! operation (net where every run had a baseline), mean frequency, and the run-to-run spread.
+//! operation (net where every run had a baseline), mean frequency, and each run's values (for the significance test).
 
-use super::judge::{Candidate, Spread};
+use super::judge::{Candidate, RunValues};
 use crate::results::summary::RunSummary;
 
 /// The candidate `label` measured by `runs`.
@@ -60,11 +60,11 @@ pub fn candidate(label: &str, runs: &[RunSummary]) -> Candidate {
             .into()
         }),
         mean_khz: (!khz.is_empty()).then(|| khz.iter().sum::<u64>() / khz.len() as u64),
-        spread: Spread {
-            throughput: Spread::of(&tput),
-            p50: Spread::of(&p50),
-            p95: Spread::of(&p95),
-            energy: energy_values.as_deref().and_then(Spread::of),
+        values: RunValues {
+            throughput: tput,
+            p50,
+            p95,
+            energy: energy_values,
         },
     }
 }

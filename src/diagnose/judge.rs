@@ -4,10 +4,12 @@
 //! operation) is rated against the best candidate — good within 5%, warning within 25%, bad
 //! beyond (thresholds in [`Thresholds`]) — and the findings are said in plain words: whether the
 //! current governor costs latency or energy, which alternative does better on throughput,
-//! median and p95, and by how much. When governors ran more than once, a difference must also
-//! exceed the run-to-run spread of the candidates compared to count; with one run each, the
+//! median and p95, and by how much. When the governors compared ran more than once, a
+//! difference must also be significant by Welch's t-test over their runs (the same
+//! [`Comparison`] `pocketbench compare` uses, at the 90% level) to count; with one run each, the
 //! verdict says that noise could not be estimated.
 
+use crate::results::repeats::{Comparison, Estimate};
 use serde::{Deserialize, Serialize};
 
 /// One governor's measurements (means over its repeats).
@@ -26,30 +28,18 @@ pub struct Candidate {
     pub energy_basis: Option<String>,
     /// Time-weighted mean frequency over the policies, kHz.
     pub mean_khz: Option<u64>,
-    /// Run-to-run spread of each metric, (max − min) / mean; `None` with a single run.
-    pub spread: Spread,
+    /// Each run's value of each metric, for the significance test.
+    pub values: RunValues,
 }
 
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct Spread {
-    pub throughput: Option<f64>,
-    pub p50: Option<f64>,
-    pub p95: Option<f64>,
-    pub energy: Option<f64>,
-}
-
-impl Spread {
-    /// (max − min) / mean of `values`; `None` for fewer than two.
-    pub fn of(values: &[f64]) -> Option<f64> {
-        if values.len() < 2 {
-            return None;
-        }
-        let mean = values.iter().sum::<f64>() / values.len() as f64;
-        let (lo, hi) = values
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
-        (mean > 0.0).then(|| (hi - lo) / mean)
-    }
+/// One value per run of each metric.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RunValues {
+    pub throughput: Vec<f64>,
+    pub p50: Vec<f64>,
+    pub p95: Vec<f64>,
+    /// Present when every run measured energy.
+    pub energy: Option<Vec<f64>>,
 }
 
 /// Relative gaps that separate good / warning / bad.
@@ -78,9 +68,9 @@ pub enum Rating {
     Bad,
 }
 
-/// One metric compared across candidates.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Comparison {
+/// One metric judged across candidates.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MetricVerdict {
     pub metric: String,
     /// Best candidate for this metric.
     pub best: String,
@@ -88,17 +78,20 @@ pub struct Comparison {
     pub current_value: f64,
     /// How much worse the current governor is than the best (0 when it is the best).
     pub current_gap: f64,
-    /// The gap below which current and best are not told apart: the threshold, or the
-    /// run-to-run spread of either when larger.
-    pub noise: f64,
+    /// Best (A) against current (B) over their runs: Welch's test, ratio and interval; `None`
+    /// when either ran once (noise unknown: the threshold alone decides).
+    pub test: Option<Comparison>,
+    /// The current governor is measurably worse: its gap exceeds the threshold and, when
+    /// tested, the difference is significant.
+    pub worse: bool,
     /// Rating per candidate, in candidate order.
     pub ratings: Vec<(String, Rating)>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Verdict {
     pub current: String,
-    pub comparisons: Vec<Comparison>,
+    pub comparisons: Vec<MetricVerdict>,
     pub costs_latency: bool,
     /// `None` when energy could not be compared.
     pub costs_energy: Option<bool>,
@@ -117,7 +110,7 @@ struct Metric {
     unit: &'static str,
     better: Better,
     value: fn(&Candidate) -> Option<f64>,
-    spread: fn(&Candidate) -> Option<f64>,
+    values: fn(&Candidate) -> Option<&[f64]>,
 }
 
 const LATENCY_METRICS: [Metric; 3] = [
@@ -126,21 +119,21 @@ const LATENCY_METRICS: [Metric; 3] = [
         unit: "ops/s",
         better: Better::Higher,
         value: |c| Some(c.throughput_ops_per_s),
-        spread: |c| c.spread.throughput,
+        values: |c| Some(&c.values.throughput),
     },
     Metric {
         name: "median latency",
         unit: "µs",
         better: Better::Lower,
         value: |c| Some(c.p50_us),
-        spread: |c| c.spread.p50,
+        values: |c| Some(&c.values.p50),
     },
     Metric {
         name: "p95 latency",
         unit: "µs",
         better: Better::Lower,
         value: |c| Some(c.p95_us),
-        spread: |c| c.spread.p95,
+        values: |c| Some(&c.values.p95),
     },
 ];
 
@@ -149,10 +142,18 @@ const ENERGY: Metric = Metric {
     unit: "µJ",
     better: Better::Lower,
     value: |c| c.energy_uj_per_op,
-    spread: |c| c.spread.energy,
+    values: |c| c.values.energy.as_deref(),
 };
 
-fn compare(m: &Metric, cands: &[Candidate], current: usize, t: &Thresholds) -> Option<Comparison> {
+/// Significance level of the test between the best and the current governor.
+pub const LEVEL: f64 = 0.90;
+
+fn compare(
+    m: &Metric,
+    cands: &[Candidate],
+    current: usize,
+    t: &Thresholds,
+) -> Option<MetricVerdict> {
     let vals: Vec<f64> = cands.iter().map(m.value).collect::<Option<Vec<_>>>()?;
     let (best_i, best) = vals
         .iter()
@@ -168,27 +169,36 @@ fn compare(m: &Metric, cands: &[Candidate], current: usize, t: &Thresholds) -> O
         Better::Lower if best > 0.0 => (v - best) / best,
         _ => 0.0,
     };
-    let noise = |i: usize| {
-        let s = |c: &Candidate| (m.spread)(c).unwrap_or(0.0);
-        t.same.max(s(&cands[i])).max(s(&cands[best_i]))
+    // Best (A) against candidate i (B) over their runs, when both have at least two.
+    let test = |i: usize| -> Option<Comparison> {
+        let a = (m.values)(&cands[best_i]).filter(|v| v.len() >= 2)?;
+        let b = (m.values)(&cands[i]).filter(|v| v.len() >= 2)?;
+        let (a, b) = (Estimate::of(a, LEVEL)?, Estimate::of(b, LEVEL)?);
+        Some(Comparison::of(a, b))
+    };
+    // Worse than the best: beyond the threshold, and significant when it can be tested.
+    let worse = |i: usize, g: f64| {
+        i != best_i && g > t.same && test(i).is_none_or(|c| c.significant != Some(false))
     };
     let rate = |i: usize, g: f64| {
-        if g <= noise(i) {
+        if !worse(i, g) {
             Rating::Good
-        } else if g <= t.bad.max(noise(i)) {
+        } else if g <= t.bad {
             Rating::Warning
         } else {
             Rating::Bad
         }
     };
     let round = |v: f64| (v * 1e4).round() / 1e4;
-    Some(Comparison {
+    let current_gap = gap(vals[current]);
+    Some(MetricVerdict {
         metric: m.name.to_string(),
         best: cands[best_i].label.clone(),
         best_value: best,
         current_value: vals[current],
-        current_gap: round(gap(vals[current])),
-        noise: round(noise(current)),
+        current_gap: round(current_gap),
+        test: (current != best_i).then(|| test(current)).flatten(),
+        worse: worse(current, current_gap),
         ratings: cands
             .iter()
             .zip(&vals)
@@ -214,7 +224,7 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
         };
         let unit = m.unit;
         let name = m.name;
-        if c.current_gap > c.noise {
+        if c.worse {
             costs_latency |= m.better == Better::Lower;
             let (worse, more, rel) = match m.better {
                 Better::Higher => (
@@ -240,14 +250,20 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
                 cur.label, c.current_value
             ));
         } else {
+            let why = match &c.test {
+                Some(test) if c.current_gap > t.same => format!(
+                    " — not significant over the runs (p = {:.2})",
+                    test.p.unwrap_or(1.0)
+                ),
+                _ => format!(" — within the {} threshold", pct(t.same)),
+            };
             findings.push(format!(
-                "{name}: {} is within {} of the best ({}, {:.1} vs {:.1} {unit}) — no meaningful difference{}.",
+                "{name}: {} is {} from the best ({}, {:.1} vs {:.1} {unit}): no meaningful difference{why}.",
                 cur.label,
-                pct(c.noise),
+                pct(c.current_gap),
                 c.best,
                 c.current_value,
                 c.best_value,
-                if c.noise > t.same { " given the run-to-run spread" } else { "" }
             ));
         }
         comparisons.push(c);
@@ -267,9 +283,9 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
         },
     );
     let energy = compare(&ENERGY, cands, current, t);
-    let costs_energy = energy.as_ref().map(|e| e.current_gap > e.noise);
+    let costs_energy = energy.as_ref().map(|e| e.worse);
     match &energy {
-        Some(e) if e.current_gap > e.noise => findings.push(format!(
+        Some(e) if e.worse => findings.push(format!(
             "Energy: {} uses {} less energy per operation than {} ({:.1} vs {:.1} µJ): the governor is costing energy.",
             e.best,
             pct(1.0 - e.best_value / e.current_value.max(f64::MIN_POSITIVE)),
@@ -278,9 +294,9 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
             e.current_value
         )),
         Some(e) => findings.push(format!(
-            "Energy: {} is within {} of the most frugal governor ({}): it is not costing energy.",
+            "Energy: {} is {} from the most frugal governor ({}), no meaningful difference: it is not costing energy.",
             cur.label,
-            pct(e.noise),
+            pct(e.current_gap),
             e.best
         )),
         None => findings.push(
@@ -292,11 +308,7 @@ pub fn judge(cands: &[Candidate], current: usize, t: &Thresholds) -> Verdict {
     if let (Some(e), Some(lat)) = (&energy, lat) {
         let fast = cands.iter().find(|c| c.label == lat.best);
         let frugal = cands.iter().find(|c| c.label == e.best);
-        if let (true, Some(f), Some(g)) = (
-            lat.best != e.best && lat.current_gap > lat.noise,
-            fast,
-            frugal,
-        ) {
+        if let (true, Some(f), Some(g)) = (lat.best != e.best && lat.worse, fast, frugal) {
             if let (Some(fe), Some(ge)) = (f.energy_uj_per_op, g.energy_uj_per_op) {
                 findings.push(format!(
                     "Trade-off: {} is fastest but uses {} more energy per operation than {}.",
@@ -381,29 +393,44 @@ mod tests {
     }
 
     #[test]
-    fn differences_inside_the_run_to_run_spread_do_not_count() {
+    fn differences_the_runs_cannot_tell_from_noise_do_not_count() {
         let mut a = cand("schedutil", 100.0, 110.0, 300.0, None);
         let mut b = cand("performance", 100.0, 100.0, 300.0, None);
-        a.runs = vec![1, 3];
-        b.runs = vec![2, 4];
-        // 10% apart at the median, but repeats of the same governor differ by 20%.
-        a.spread.p50 = Some(0.2);
+        a.runs = vec![1, 3, 5];
+        b.runs = vec![2, 4, 6];
+        for c in [&mut a, &mut b] {
+            c.values.throughput = vec![100.0; 3];
+            c.values.p95 = vec![300.0; 3];
+        }
+        // 10% apart at the median, but schedutil's runs were 88, 110 and 132 µs (sd 22)
+        // against 99, 100, 101 (sd 1): Welch's se = √(22²/3 + 1²/3) = 12.71, t = 0.787 on
+        // about 2 degrees of freedom, p ≈ 0.51: not significant at 90%.
+        a.values.p50 = vec![88.0, 110.0, 132.0];
+        b.values.p50 = vec![99.0, 100.0, 101.0];
         let v = judge(&[a.clone(), b.clone()], 0, &Thresholds::default());
         assert!(!v.costs_latency, "{:?}", v.findings);
-        assert_eq!(v.comparisons[1].noise, 0.2);
-        assert!(v
-            .findings
-            .iter()
-            .any(|f| f.contains("given the run-to-run spread")));
-        a.spread.p50 = Some(0.02);
+        let med = &v.comparisons[1];
+        assert!(!med.worse);
+        let test = med.test.expect("both ran three times");
+        assert_eq!(test.significant, Some(false));
+        assert!((test.t.unwrap().abs() - 0.787).abs() < 0.001, "{test:?}");
+        assert!(
+            v.findings
+                .iter()
+                .any(|f| f.contains("not significant over the runs")),
+            "{:?}",
+            v.findings
+        );
+        // The same means with steady runs (109, 110, 111: se = 0.816, t = 12.2 on 4 degrees of
+        // freedom, p < 0.001): schedutil is measurably slower.
+        a.values.p50 = vec![109.0, 110.0, 111.0];
         let v = judge(&[a, b], 0, &Thresholds::default());
         assert!(v.costs_latency);
+        assert_eq!(v.comparisons[1].test.unwrap().significant, Some(true));
         assert!(!v
             .findings
             .iter()
             .any(|f| f.starts_with("Each governor ran once")));
-        assert_eq!(Spread::of(&[90.0, 110.0]), Some(0.2));
-        assert_eq!(Spread::of(&[1.0]), None);
     }
 
     #[test]
