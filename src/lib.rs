@@ -5,7 +5,6 @@
 //! and integration tests use the same code paths.
 
 pub mod bench_suites;
-pub mod cli;
 pub mod commands;
 pub mod diagnose;
 pub mod engine;

@@ -2,7 +2,7 @@
 //! (2 for bad input, 1 for a failed run) with one line on stderr.
 
 use clap::{CommandFactory, Parser};
-use pocketbench::cli::{Cli, Command};
+use pocketbench::commands::cli::{Cli, Command};
 use pocketbench::{commands, limits, platform, run};
 
 fn main() {

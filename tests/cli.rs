@@ -92,7 +92,7 @@ fn every_flag_has_help_text() {
     }
     let mut missing = Vec::new();
     walk(
-        &pocketbench::cli::Cli::command(),
+        &pocketbench::commands::cli::Cli::command(),
         "pocketbench",
         &mut missing,
     );
@@ -104,7 +104,7 @@ fn every_flag_has_help_text() {
 #[test]
 fn diagnose_offers_no_governor_flag() {
     use clap::CommandFactory;
-    let cli = pocketbench::cli::Cli::command();
+    let cli = pocketbench::commands::cli::Cli::command();
     let diagnose = cli.find_subcommand("diagnose").expect("diagnose");
     let longs: Vec<&str> = diagnose
         .get_arguments()

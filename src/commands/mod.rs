@@ -1,6 +1,8 @@
-//! One handler per command: turn parsed arguments into work and print the outcome (text or
-//! JSON). Handlers hold no measurement logic of their own.
+//! The command line ([`cli`]) and one handler per command: turn parsed arguments into work and
+//! print the outcome (text or JSON). Handlers hold no measurement logic of their own, and no
+//! module outside `commands/` uses them.
 
+pub mod cli;
 pub mod compare;
 pub mod completions;
 pub mod diagnose;

@@ -1,8 +1,8 @@
 //! The command line: the commands and their examples as users see them in `--help`; each
-//! command's flags live beside its handler in `commands/` (`run`'s in `run::args`, which study
+//! command's flags live beside its handler in this folder (`run`'s in `run::args`, which study
 //! plans read too).
 
-use crate::commands::{
+use super::{
     compare::CompareArgs, completions::CompletionsArgs, diagnose::DiagnoseArgs, doctor::DoctorArgs,
     energy::EnergyCommand, engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs,
     matrix::MatrixArgs, report::ReportArgs, results::ResultsCommand, storage::StorageArgs,
