@@ -3,7 +3,8 @@
 #   target/device/aarch64/pocketbench   (arm64 Android, Raspberry Pi OS 64-bit, any arm64 Linux)
 #   target/device/armv7/pocketbench     (32-bit ARM)
 # with the default engines (bundled SQLite, LMDB, redb, null); the engines that link Debian's
-# shared libraries (BerkeleyDB, RocksDB, LevelDB) stay host-only.
+# shared libraries (BerkeleyDB, RocksDB, LevelDB) stay host-only, and so does PNG rendering
+# (feature `png`: reports are made on the host from the pulled store; HTML and SVG work).
 #
 #   scripts/build-device.sh aarch64|armv7|all
 #
@@ -51,7 +52,7 @@ for arch in "${arches[@]}"; do
     env RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
         "CARGO_TARGET_${var}_LINKER=$cc" "CC_${lower}=$cc" "AR_${lower}=$ar" \
         "CARGO_TARGET_${var}_RUSTFLAGS=-C target-feature=+crt-static" \
-        /usr/bin/cargo build --locked -Zbuild-std=std,panic_abort --profile device \
+        /usr/bin/cargo build --locked -Zbuild-std=std,panic_abort --profile device --no-default-features \
         --target "$target" --target-dir target/device-build
     mkdir -p "target/device/$arch"
     cp "target/device-build/$target/device/pocketbench" "target/device/$arch/pocketbench"

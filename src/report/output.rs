@@ -74,6 +74,9 @@ pub struct Written {
 /// Check the output location before any work: a file needs an existing directory, a figure
 /// directory must be creatable.
 pub fn check_output(format: Format, output: &Path) -> Result<()> {
+    if format == Format::Png && !raster::AVAILABLE {
+        return Err(Error::input(raster::UNAVAILABLE));
+    }
     if matches!(format, Format::Hgrm | Format::Hlog) {
         // One file, or a directory of them: known only once the runs are read.
         return if output.is_dir() {

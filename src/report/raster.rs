@@ -1,12 +1,22 @@
 //! Figures as image files: SVG documents rasterised to PNG with the pure-Rust `resvg` (text
 //! drawn with the system's fonts; without any installed font the charts render without text).
+//! Behind the default feature `png`: device builds leave it out (reports are made on the
+//! host from the pulled store), and there `--format png` is refused before any work.
 
 use crate::error::{Error, Result};
+#[cfg(feature = "png")]
 use std::sync::OnceLock;
 
 /// Pixels per SVG unit in PNG output (2 = sharp on high-density screens and in papers).
 pub const SCALE: f32 = 2.0;
 
+/// Whether this build can write PNG figures.
+pub const AVAILABLE: bool = cfg!(feature = "png");
+
+/// Why `--format png` cannot be served by this build.
+pub const UNAVAILABLE: &str = "--format png: this build has no PNG renderer (built without the `png` feature, as device builds are); use --format svg or html, or make the report on the host from the results store";
+
+#[cfg(feature = "png")]
 fn options() -> &'static resvg::usvg::Options<'static> {
     static OPTIONS: OnceLock<resvg::usvg::Options<'static>> = OnceLock::new();
     OPTIONS.get_or_init(|| {
@@ -17,6 +27,13 @@ fn options() -> &'static resvg::usvg::Options<'static> {
 }
 
 /// Render one SVG document to PNG bytes.
+#[cfg(not(feature = "png"))]
+pub fn png(_svg: &str) -> Result<Vec<u8>> {
+    Err(Error::input(UNAVAILABLE))
+}
+
+/// Render one SVG document to PNG bytes.
+#[cfg(feature = "png")]
 pub fn png(svg: &str) -> Result<Vec<u8>> {
     let tree = resvg::usvg::Tree::from_str(svg, options())
         .map_err(|e| Error::failed(format!("rendering a figure: invalid SVG: {e}")))?;
@@ -37,7 +54,7 @@ pub fn png(svg: &str) -> Result<Vec<u8>> {
         .map_err(|e| Error::failed(format!("rendering a figure: PNG: {e}")))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "png"))]
 mod tests {
     #[test]
     fn renders_a_chart_to_png() {
