@@ -10,16 +10,19 @@ pub struct LatencyHistogram {
     sum_ns: u128,
 }
 
+/// An empty HdrHistogram of latencies: 3 significant digits from 1 to about an hour (in ns;
+/// the unit is the caller's), growing beyond when needed. Every latency histogram is one.
+pub fn histogram() -> Histogram<u64> {
+    let mut h = Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
+        .unwrap_or_else(|_| unreachable!("constant bounds are valid"));
+    h.auto(true);
+    h
+}
+
 impl Default for LatencyHistogram {
     fn default() -> Self {
         LatencyHistogram {
-            // 1 ns .. ~1 hour, 3 significant digits; auto-resize covers anything longer.
-            hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
-                .map(|mut h| {
-                    h.auto(true);
-                    h
-                })
-                .unwrap_or_else(|_| Histogram::new(3).unwrap_or_else(|_| unreachable!())),
+            hist: histogram(),
             sum_ns: 0,
         }
     }

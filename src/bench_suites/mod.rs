@@ -13,16 +13,15 @@ use crate::workload::rng::Rng;
 
 /// The terminal rendering of stored suite run `id` of kind `kind` (`storage`, `flashbench`).
 pub fn render_stored(store: &mut Store, id: i64, kind: &str) -> Result<String> {
-    let (id, v) = suites::load(store, kind, Some(id))?;
-    let bad = |e: serde_json::Error| Error::failed(format!("results store: {kind} run {id}: {e}"));
     match kind {
         "storage" => {
-            let mut r: storage::StorageRun = serde_json::from_value(v).map_err(bad)?;
+            let (id, mut r): (_, storage::StorageRun) = suites::load_as(store, kind, Some(id))?;
             r.id = id;
             Ok(storage::report::render(&r))
         }
         "flashbench" => {
-            let mut r: flashbench::FlashbenchRun = serde_json::from_value(v).map_err(bad)?;
+            let (id, mut r): (_, flashbench::FlashbenchRun) =
+                suites::load_as(store, kind, Some(id))?;
             r.id = id;
             Ok(flashbench::report::render(&r))
         }

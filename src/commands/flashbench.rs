@@ -167,9 +167,7 @@ fn show(a: &FlashbenchArgs, id: Option<i64>) -> Result<i32> {
         )));
     }
     let mut store = Store::open(&a.results)?;
-    let (id, v) = suites::load(&mut store, SUITE, id)?;
-    let mut r: FlashbenchRun = serde_json::from_value(v)
-        .map_err(|e| Error::failed(format!("results store: flashbench run {id}: {e}")))?;
+    let (id, mut r): (_, FlashbenchRun) = suites::load_as(&mut store, SUITE, id)?;
     r.id = id;
     let store = std::cell::RefCell::new(store);
     let lookup = |c: &CellResult, what: &str| {

@@ -146,10 +146,12 @@ fn show_suite(
     match format {
         Some(export::Format::Json) => {}
         Some(f) => {
+            let name = clap::ValueEnum::to_possible_value(&f)
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default();
             return Err(crate::error::Error::input(format!(
-                "--format {}: result {id} is a {kind} run, which exports as json only",
-                f.name()
-            )))
+                "--format {name}: result {id} is a {kind} run, which exports as json only"
+            )));
         }
         None if !json => {
             print!("{}", crate::bench_suites::render_stored(store, id, kind)?);
@@ -169,7 +171,6 @@ fn export_run(store: &Store, id: i64, f: export::Format, output: Option<&Path>) 
             crate::limits::check_output_file(o, "-o")?;
         }
     }
-    store.summary(id)?;
     let filter = Filter::parse(&format!("run={id}"), "run id")?;
     let data = Dataset::load(store, &filter)?;
     let exporter = f.exporter();

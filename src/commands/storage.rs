@@ -192,9 +192,8 @@ pub fn main(a: &StorageArgs) -> Result<i32> {
             )));
         }
         let mut store = Store::open(&a.results)?;
-        let (id, v) = suites::load(&mut store, SUITE, (id > 0).then_some(id))?;
-        let mut r: StorageRun = serde_json::from_value(v)
-            .map_err(|e| Error::failed(format!("results store: storage run {id}: {e}")))?;
+        let (id, mut r): (_, StorageRun) =
+            suites::load_as(&mut store, SUITE, (id > 0).then_some(id))?;
         r.id = id;
         r
     } else {

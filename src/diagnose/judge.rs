@@ -169,16 +169,18 @@ fn compare(
         Better::Lower if best > 0.0 => (v - best) / best,
         _ => 0.0,
     };
-    // Best (A) against candidate i (B) over their runs, when both have at least two.
-    let test = |i: usize| -> Option<Comparison> {
-        let a = (m.values)(&cands[best_i]).filter(|v| v.len() >= 2)?;
-        let b = (m.values)(&cands[i]).filter(|v| v.len() >= 2)?;
-        let (a, b) = (Estimate::of(a, LEVEL)?, Estimate::of(b, LEVEL)?);
-        Some(Comparison::of(a, b))
-    };
+    // Best (A) against each candidate (B) over their runs, when both have at least two.
+    let tests: Vec<Option<Comparison>> = (0..cands.len())
+        .map(|i| {
+            let a = (m.values)(&cands[best_i]).filter(|v| v.len() >= 2 && i != best_i)?;
+            let b = (m.values)(&cands[i]).filter(|v| v.len() >= 2)?;
+            let (a, b) = (Estimate::of(a, LEVEL)?, Estimate::of(b, LEVEL)?);
+            Some(Comparison::of(a, b))
+        })
+        .collect();
     // Worse than the best: beyond the threshold, and significant when it can be tested.
     let worse = |i: usize, g: f64| {
-        i != best_i && g > t.same && test(i).is_none_or(|c| c.significant != Some(false))
+        i != best_i && g > t.same && tests[i].is_none_or(|c| c.significant != Some(false))
     };
     let rate = |i: usize, g: f64| {
         if !worse(i, g) {
@@ -197,7 +199,7 @@ fn compare(
         best_value: best,
         current_value: vals[current],
         current_gap: round(current_gap),
-        test: (current != best_i).then(|| test(current)).flatten(),
+        test: tests[current],
         worse: worse(current, current_gap),
         ratings: cands
             .iter()

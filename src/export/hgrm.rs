@@ -29,7 +29,7 @@ impl Exporter for Hgrm {
                 samples::each(input.store, run.id, |kind, _, ns| {
                     let h = kinds
                         .entry(kind.to_string())
-                        .or_insert_with(samples::histogram);
+                        .or_insert_with(crate::stats::histogram);
                     let _ = h.record(ns.max(1));
                 })?;
             }

@@ -65,7 +65,7 @@ fn intervals(input: &Input<'_>, id: i64) -> Result<BTreeMap<(u64, String), Histo
         let second = start.saturating_sub(t0) / INTERVAL_NS;
         let h = out
             .entry((second, kind.to_string()))
-            .or_insert_with(samples::histogram);
+            .or_insert_with(crate::stats::histogram);
         let _ = h.record((ns / 1000).max(1));
     })?;
     Ok(out)

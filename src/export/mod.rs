@@ -68,17 +68,6 @@ impl Format {
             Format::Hlog => Box::new(hlog::Hlog),
         }
     }
-
-    /// The format's name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Json => "json",
-            Format::Csv => "csv",
-            Format::Md => "md",
-            Format::Hgrm => "hgrm",
-            Format::Hlog => "hlog",
-        }
-    }
 }
 
 /// Write `parts` to `output` (`flag` names it in errors): one part goes to that file (or to

@@ -3,7 +3,6 @@
 
 use crate::error::{Result, ResultExt};
 use crate::results::store::Store;
-use hdrhistogram::Histogram;
 
 /// Call `f(kind, start_ns, service_ns)` for every stored operation of run `id`, in start order.
 pub fn each(store: &Store, id: i64, mut f: impl FnMut(&str, u64, u64)) -> Result<()> {
@@ -26,13 +25,4 @@ pub fn each(store: &Store, id: i64, mut f: impl FnMut(&str, u64, u64)) -> Result
         );
     }
     Ok(())
-}
-
-/// An empty histogram of nanoseconds (or microseconds): 3 significant digits from 1 to an
-/// hour, growing beyond when needed.
-pub fn histogram() -> Histogram<u64> {
-    let mut h = Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
-        .unwrap_or_else(|_| unreachable!("constant bounds are valid"));
-    h.auto(true);
-    h
 }

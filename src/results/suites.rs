@@ -54,6 +54,18 @@ fn save_in(
     Ok(id)
 }
 
+/// [`load`], the summary read as the suite's run type `T`.
+pub fn load_as<T: serde::de::DeserializeOwned>(
+    store: &mut Store,
+    suite: &str,
+    id: Option<i64>,
+) -> Result<(i64, T)> {
+    let (id, v) = load(store, suite, id)?;
+    let run = serde_json::from_value(v)
+        .map_err(|e| Error::failed(format!("results store: {suite} run {id}: {e}")))?;
+    Ok((id, run))
+}
+
 /// The summary of suite run `id` (or the latest run of `suite` when `id` is None).
 pub fn load(store: &mut Store, suite: &str, id: Option<i64>) -> Result<(i64, serde_json::Value)> {
     let path = store.path().display().to_string();

@@ -210,7 +210,7 @@ fn report(
         timer_slack_ns,
         observation: None,
         verification: t.verification,
-        cpu_accounting: t.cpu_accounting.map(|c| c.to_string()).unwrap_or_default(),
+        cpu_accounting: t.cpu_accounting.to_string(),
         engine_stats: t.engine_stats,
         phases: BTreeMap::new(),
         runner: None,

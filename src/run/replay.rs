@@ -26,9 +26,10 @@ use crate::workload::trace::{TraceItem, TraceReader};
 pub const CPU_BATCH: usize = 256;
 
 /// How each operation's CPU time was measured.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CpuAccounting {
     /// The thread CPU clock read before and after every operation.
+    #[default]
     PerOperation,
     /// Read once per this many back-to-back operations; each operation's share is the batch's
     /// on-CPU fraction of its wall time.
@@ -52,6 +53,23 @@ struct CpuBatch {
 }
 
 impl CpuBatch {
+    fn new() -> Self {
+        CpuBatch {
+            samples: Vec::with_capacity(CPU_BATCH),
+            cpu0: 0,
+            wall0: 0,
+        }
+    }
+
+    /// Hold `sample` until the batch's CPU is read; read it once the batch is full.
+    fn push(&mut self, sample: OpSample, sink: &mut dyn SampleSink) -> Result<()> {
+        self.samples.push(sample);
+        if self.samples.len() >= CPU_BATCH {
+            self.close(sink)?;
+        }
+        Ok(())
+    }
+
     /// Note the batch's start if it is empty; call between operations.
     fn open(&mut self) {
         if self.samples.is_empty() {
@@ -138,7 +156,7 @@ pub struct ReplayTotals {
     /// The engine's own counters before and after the run.
     pub engine_stats: std::collections::BTreeMap<String, StatChange>,
     /// How each operation's CPU time was measured.
-    pub cpu_accounting: Option<CpuAccounting>,
+    pub cpu_accounting: CpuAccounting,
 }
 
 /// Replay the run phase of `reader` on `engine`.
@@ -170,18 +188,11 @@ pub fn replay(
         }
     }
     let mut totals = ReplayTotals::default();
-    let accounting = if delays.all_zero(reader.header()) {
-        CpuAccounting::Batched(CPU_BATCH)
-    } else {
-        CpuAccounting::PerOperation
-    };
-    totals.cpu_accounting = Some(accounting);
-    let batched = accounting != CpuAccounting::PerOperation;
-    let mut batch = CpuBatch {
-        samples: Vec::with_capacity(if batched { CPU_BATCH } else { 0 }),
-        cpu0: 0,
-        wall0: 0,
-    };
+    // Back-to-back operations share a CPU reading per batch; paced ones are read one by one.
+    let mut batch = delays.all_zero(reader.header()).then(CpuBatch::new);
+    if batch.is_some() {
+        totals.cpu_accounting = CpuAccounting::Batched(CPU_BATCH);
+    }
     let stats_before = engine.stats();
     let process_before = ProcessCounters::snapshot();
     let io_before = engine.io();
@@ -194,15 +205,15 @@ pub fn replay(
         request.keep_read = verifier.will_check(&timed.op);
         let wait = pacer.wait();
 
-        if batched {
-            batch.open();
+        if let Some(b) = &mut batch {
+            b.open();
         }
-        let cpu0 = if batched { 0 } else { thread_cpu_ns() };
+        let cpu0 = if batch.is_some() { 0 } else { thread_cpu_ns() };
         let io0 = engine.io_total();
         let start = mono_ns();
         let result = engine.execute(&request);
         let end = mono_ns();
-        let cpu1 = if batched { 0 } else { thread_cpu_ns() };
+        let cpu1 = if batch.is_some() { 0 } else { thread_cpu_ns() };
         let io1 = engine.io_total();
         // Read-your-writes, after the end timestamp: check what was read, then note what was
         // written.
@@ -236,13 +247,9 @@ pub fn replay(
             io: io1.minus(&io0),
             freq_khz: 0,
         };
-        if batched {
-            batch.samples.push(sample);
-            if batch.samples.len() >= CPU_BATCH {
-                batch.close(sink)?;
-            }
-        } else {
-            sink.record(&sample)?;
+        match &mut batch {
+            Some(b) => b.push(sample, sink)?,
+            None => sink.record(&sample)?,
         }
         seq += 1;
         next = match reader.next_item()? {
@@ -255,7 +262,9 @@ pub fn replay(
             None => None,
         };
     }
-    batch.close(sink)?;
+    if let Some(b) = &mut batch {
+        b.close(sink)?;
+    }
     totals.run_end_ns = mono_ns();
     totals.ops = seq;
     totals.io = engine.io().minus(&io_before);

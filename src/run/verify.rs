@@ -90,13 +90,20 @@ impl Verifier {
     /// Decide, before `op` runs, whether [`Verifier::check`] will compare what it reads (so the
     /// engine keeps a copy of the record only then); the next `check` uses this decision.
     pub fn will_check(&mut self, op: &Op) -> bool {
-        let key = match *op {
-            Op::Read { key } | Op::ReadModifyWrite { key, .. } if self.model.is_some() => key,
-            _ => return false,
+        let Some(key) = self.point_read(op) else {
+            return false;
         };
         let sampled = self.sampled();
         self.planned = Some(sampled);
         sampled && self.tracked(key)
+    }
+
+    /// The key `op` reads a record of, when it is a point read this verifier can check.
+    fn point_read(&self, op: &Op) -> Option<u64> {
+        match *op {
+            Op::Read { key } | Op::ReadModifyWrite { key, .. } if self.model.is_some() => Some(key),
+            _ => None,
+        }
     }
 
     fn tracked(&self, key: u64) -> bool {
@@ -140,9 +147,8 @@ impl Verifier {
     /// Check the record a read returned against what was written; `Err` describes the first
     /// difference.
     pub fn check(&mut self, op: &Op, read: LastRead<'_>) -> Result<(), String> {
-        let key = match *op {
-            Op::Read { key } | Op::ReadModifyWrite { key, .. } if self.model.is_some() => key,
-            _ => return Ok(()),
+        let Some(key) = self.point_read(op) else {
+            return Ok(());
         };
         let sampled = match self.planned.take() {
             Some(s) => s,
