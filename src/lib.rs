@@ -6,6 +6,7 @@
 
 pub mod bench_suites;
 pub mod commands;
+pub mod device;
 pub mod diagnose;
 pub mod engine;
 pub mod error;

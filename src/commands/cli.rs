@@ -3,7 +3,7 @@
 //! plans read too).
 
 use super::{
-    compare::CompareArgs, completions::CompletionsArgs, diagnose::DiagnoseArgs, doctor::DoctorArgs,
+    compare::CompareArgs, completions::CompletionsArgs, device::DeviceCommand, diagnose::DiagnoseArgs, doctor::DoctorArgs,
     energy::EnergyCommand, engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs,
     matrix::MatrixArgs, report::ReportArgs, results::ResultsCommand, storage::StorageArgs,
     trace::TraceCommand,
@@ -88,6 +88,13 @@ pub enum Command {
     /// Storage micro-benchmarks (AndroBench/Mobibench style): sequential and random file I/O
     /// by sync mode and thread count, SQLite transactions per second, calibration table.
     Storage(StorageArgs),
+    /// Phones over adb and boards over ssh: list them, run any pocketbench command there,
+    /// bring the results home.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  pocketbench device list\n  pocketbench device run -- run --ops 2000\n  pocketbench device pull\n\nWalkthrough: docs/device.md"
+    )]
+    Device(DeviceCommand),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     #[command(
         after_help = "Examples:\n  pocketbench completions bash > /etc/bash_completion.d/pocketbench\n  pocketbench completions zsh > \"${fpath[1]}/_pocketbench\"\n  pocketbench completions fish > ~/.config/fish/completions/pocketbench.fish"

@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod compare;
 pub mod completions;
+pub mod device;
 pub mod diagnose;
 pub mod doctor;
 pub mod energy;

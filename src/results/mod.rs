@@ -5,6 +5,7 @@
 
 pub mod aggregate;
 pub mod dataset;
+pub mod device_jobs;
 pub mod export;
 pub mod filter;
 pub mod guard;

@@ -121,9 +121,10 @@ pub fn import(into: &mut Store, from: &Path) -> Result<Imported> {
     })
 }
 
-type IdMap = Vec<(i64, i64)>;
+pub(super) type IdMap = Vec<(i64, i64)>;
 
-fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<IdMap> {
+/// Copy every run of the attached database `src` into the store under new ids.
+pub(super) fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<IdMap> {
     let mut runs = Vec::new();
     let old_ids: Vec<i64> = tx
         .prepare("SELECT id FROM src.runs ORDER BY id")?

@@ -93,6 +93,11 @@ pub struct RunSummary {
     /// the run.
     #[serde(default)]
     pub engine_stats: BTreeMap<String, crate::engine::StatChange>,
+    /// The device the run was measured on when it came back through `pocketbench device run`
+    /// or `device pull` (model, SoC, ABI, kernel, OS, root, storage: `device list`'s facts);
+    /// absent for runs measured where they are stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -236,5 +241,6 @@ pub fn build(
         flash: out.flash.clone(),
         verification: r.verification,
         engine_stats: r.engine_stats.clone(),
+        device: None,
     }
 }

@@ -1,0 +1,102 @@
+//! Phones and boards as measurement targets (`pocketbench device`): reaching them over adb or
+//! ssh ([`transport`], one file per binding: [`adb`], [`ssh`]), finding out what they are
+//! ([`probe`]), and running a pocketbench command on them as a detached job whose results store
+//! comes back to the host and is merged into the local store tagged with the device's identity
+//! ([`job`], [`collect`]). The device binary is one of the static builds of
+//! `scripts/build-device.sh`, chosen by the device's ABI ([`binaries`]).
+//!
+//! Everything here drives the system's own `adb`, `ssh` and `scp` as child processes; nothing
+//! on the device needs installing besides the pushed binary, and the device never calls back.
+
+pub mod adb;
+pub mod binaries;
+pub mod collect;
+pub mod config;
+pub mod job;
+pub mod probe;
+pub mod ssh;
+pub mod transport;
+
+use crate::error::{Error, Result};
+use transport::Transport;
+
+/// How the user named the device to use.
+#[derive(Clone, Debug, Default)]
+pub struct Selector {
+    /// A configured ssh target's name or an adb serial (positional TARGET).
+    pub target: Option<String>,
+    /// `--serial`: an adb serial (also ANDROID_SERIAL, as adb itself reads it).
+    pub serial: Option<String>,
+    /// `--ssh user@host[:port]`.
+    pub ssh: Option<String>,
+    /// `--dir`: the working directory on the device instead of the transport's default.
+    pub dir: Option<String>,
+    /// `--devices FILE`: the ssh targets file instead of the default one.
+    pub devices_file: Option<std::path::PathBuf>,
+}
+
+/// Resolve `sel` to one reachable device: a configured ssh target or `--ssh` destination, or
+/// the adb device named by serial, or the only attached adb device.
+pub fn select(sel: &Selector) -> Result<Box<dyn Transport>> {
+    if let Some(dest) = &sel.ssh {
+        let target = ssh::SshTarget::from_flag(dest, sel.dir.clone())?;
+        return Ok(Box::new(ssh::Ssh::new(target)));
+    }
+    let configured = config::load(sel.devices_file.as_deref())?;
+    if let Some(name) = &sel.target {
+        if let Some(t) = configured.ssh.get(name) {
+            let mut t = t.clone();
+            if sel.dir.is_some() {
+                t.dir = sel.dir.clone();
+            }
+            return Ok(Box::new(ssh::Ssh::new(t)));
+        }
+    }
+    let serial = sel
+        .serial
+        .clone()
+        .or_else(|| sel.target.clone())
+        .or_else(|| std::env::var("ANDROID_SERIAL").ok().filter(|s| !s.is_empty()));
+    let adb = adb::Adb::select(serial.as_deref(), sel.dir.clone()).map_err(|e| {
+        match (&sel.target, configured.ssh.is_empty()) {
+            (Some(name), false) if sel.serial.is_none() => Error::input(format!(
+                "device {}: neither an ssh target of {} ({}) nor an attached adb device: {e}",
+                crate::limits::escape(name),
+                configured.source,
+                configured.ssh.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+            _ => e,
+        }
+    })?;
+    Ok(Box::new(adb))
+}
+
+/// Quote `s` for a POSIX shell: single quotes, with each embedded quote closed, escaped and
+/// reopened.
+pub fn sh_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+    {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sh_quote;
+
+    #[test]
+    fn quoting_survives_a_real_shell() {
+        for s in ["plain", "", "two words", "it's", "$HOME `x` \"q\" \\", "a\nb"] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {}", sh_quote(s)))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), s);
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! What pocketbench needs from a connection to a device, whatever carries it: run a shell
+//! script and get its output and exit status, copy a file there and back. [`super::adb::Adb`]
+//! and [`super::ssh::Ssh`] implement it by running the system's `adb`, `ssh` and `scp`.
+//!
+//! Failures of the connection itself (the tool missing, the device gone, authentication
+//! refused) are [`Lost`] errors, told apart from a script that ran and failed, so a job can
+//! wait through a pulled cable instead of giving up on a run that goes on.
+
+use crate::error::{Error, Result};
+use crate::limits;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The most output a probe or a progress poll reads back from one shell call.
+pub const MAX_SHELL_OUTPUT: usize = 4 << 20;
+
+/// The output of a shell script run on the device.
+#[derive(Debug)]
+pub struct Shell {
+    pub stdout: String,
+    pub stderr: String,
+    /// The script's exit status.
+    pub rc: i32,
+}
+
+/// A connection failure: the device could not be reached or the tool failed before the script
+/// ran. Carries the message to show.
+#[derive(Debug)]
+pub struct Lost(pub String);
+
+pub type Reach<T> = std::result::Result<T, Lost>;
+
+impl From<Lost> for Error {
+    fn from(l: Lost) -> Self {
+        Error::failed(l.0)
+    }
+}
+
+pub trait Transport {
+    /// How results name the device: `adb:SERIAL` or `ssh:user@host`.
+    fn name(&self) -> String;
+    /// `adb` or `ssh`.
+    fn kind(&self) -> &'static str;
+    /// The working directory on the device: `--dir`, or the transport's default.
+    fn dir(&self) -> String;
+    /// Run `script` with the device's `sh`.
+    fn shell(&self, script: &str) -> Reach<Shell>;
+    /// Copy a local file to `remote` (a path on the device).
+    fn push(&self, local: &Path, remote: &str) -> Reach<()>;
+    /// Copy `remote` to a local file.
+    fn pull(&self, remote: &str, local: &Path) -> Reach<()>;
+}
+
+/// The marker the exit status of a script is printed after: adb before Android 7 does not
+/// pass a script's exit status on, so every transport reads it from the output instead.
+const RC_MARKER: &str = "@pocketbench-rc=";
+
+/// `script` wrapped so its exit status is printed on the last line of its output.
+pub fn with_status(script: &str) -> String {
+    format!("{script}\necho \"{RC_MARKER}$?\"")
+}
+
+/// Split the output of a [`with_status`] script into its output and status; `None` when the
+/// marker is missing (the script never finished: the connection broke).
+pub fn split_status(out: &Output) -> Option<Shell> {
+    let text = String::from_utf8_lossy(&out.stdout[..out.stdout.len().min(MAX_SHELL_OUTPUT)]);
+    let at = text.rfind(RC_MARKER)?;
+    let rc = text[at + RC_MARKER.len()..].trim().parse().ok()?;
+    Some(Shell {
+        stdout: text[..at].to_string(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        rc,
+    })
+}
+
+/// Run a local tool (`adb`, `ssh`, `scp`), turning "not installed" into a clear message.
+pub fn run_tool(cmd: &mut Command, tool: &str, install: &str) -> Reach<Output> {
+    cmd.stdin(std::process::Stdio::null());
+    cmd.output().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Lost(format!("{tool} not found on PATH: {install}"))
+        } else {
+            Lost(format!("{tool}: cannot start it: {e}"))
+        }
+    })
+}
+
+/// The most telling line of a failed tool's output: the last non-empty line of stderr (or
+/// stdout), escaped.
+pub fn tool_message(out: &Output) -> String {
+    let pick = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(str::to_string)
+    };
+    let line = pick(&out.stderr)
+        .or_else(|| pick(&out.stdout))
+        .unwrap_or_else(|| format!("exit status {}", out.status.code().unwrap_or(-1)));
+    limits::escape(&line)
+}
+
+/// Run `script` on `t` and require it to succeed; a non-zero status is a failure naming
+/// `what`, with the script's last line of output.
+pub fn must(t: &dyn Transport, what: &str, script: &str) -> Result<String> {
+    let sh = t.shell(script)?;
+    if sh.rc != 0 {
+        let why = sh
+            .stderr
+            .lines()
+            .chain(sh.stdout.lines())
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("no output")
+            .to_string();
+        return Err(Error::failed(format!(
+            "{}: {what} failed (status {}): {}",
+            t.name(),
+            sh.rc,
+            limits::escape(&why)
+        )));
+    }
+    Ok(sh.stdout)
+}
