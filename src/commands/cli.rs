@@ -3,10 +3,10 @@
 //! plans read too).
 
 use super::{
-    compare::CompareArgs, completions::CompletionsArgs, device::DeviceCommand, diagnose::DiagnoseArgs, doctor::DoctorArgs,
-    energy::EnergyCommand, engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs,
-    matrix::MatrixArgs, report::ReportArgs, results::ResultsCommand, storage::StorageArgs,
-    trace::TraceCommand,
+    compare::CompareArgs, completions::CompletionsArgs, device::DeviceCommand,
+    diagnose::DiagnoseArgs, doctor::DoctorArgs, energy::EnergyCommand, engines::EnginesArgs,
+    flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs, report::ReportArgs,
+    results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
 };
 use crate::run::args::RunArgs;
 use clap::{Parser, Subcommand};

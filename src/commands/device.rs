@@ -18,16 +18,22 @@ pub enum DeviceCommand {
     /// Every attached adb device and configured ssh target, with what matters before a run:
     /// model, SoC, ABI, kernel, OS, root, SELinux, governors, the storage behind the working
     /// directory.
-    #[command(after_help = "Examples:\n  pocketbench device list\n  pocketbench device list --json\n\nssh targets are read from ~/.config/pocketbench/devices.toml (format: docs/device.md).")]
+    #[command(
+        after_help = "Examples:\n  pocketbench device list\n  pocketbench device list --json\n\nssh targets are read from ~/.config/pocketbench/devices.toml (format: docs/device.md)."
+    )]
     List(ListArgs),
     /// Run a pocketbench command on a device: push the binary for its ABI, start the command
     /// detached (a pulled cable does not stop it), stream its output, pull its results and
     /// merge them into the local store tagged with the device's identity.
-    #[command(after_help = "Examples:\n  pocketbench device run -- run --ops 2000\n  pocketbench device run --serial R58M1234 -- storage --tests seq-write,rand-write\n  pocketbench device run pi -- matrix study.toml         (study.toml is pushed with the job)\n  pocketbench device run --ssh pi@raspberrypi.local -- run --workload pocketdata-ia\n  pocketbench device run --root require -- run --governor powersave")]
+    #[command(
+        after_help = "Examples:\n  pocketbench device run -- run --ops 2000\n  pocketbench device run --serial R58M1234 -- storage --tests seq-write,rand-write\n  pocketbench device run pi -- matrix study.toml         (study.toml is pushed with the job)\n  pocketbench device run --ssh pi@raspberrypi.local -- run --workload pocketdata-ia\n  pocketbench device run --root require -- run --governor powersave"
+    )]
     Run(RunOnDevice),
     /// Collect jobs that finished while the host was disconnected (or wait for running ones),
     /// merging their results into the local store.
-    #[command(after_help = "Examples:\n  pocketbench device pull\n  pocketbench device pull pi --wait")]
+    #[command(
+        after_help = "Examples:\n  pocketbench device pull\n  pocketbench device pull pi --wait"
+    )]
     Pull(PullArgs),
 }
 
@@ -144,15 +150,29 @@ fn list(a: &ListArgs) -> Result<i32> {
     let mut notes = Vec::new();
     match adb::list() {
         Err(Lost(m)) => notes.push(format!("adb: {m}")),
-        Ok(found) if found.is_empty() => notes.push("adb: no devices attached (enable USB debugging and connect a phone)".into()),
+        Ok(found) if found.is_empty() => {
+            notes.push("adb: no devices attached (enable USB debugging and connect a phone)".into())
+        }
         Ok(found) => {
             for d in found {
                 let target = format!("adb:{}", d.serial);
                 let entry = match d.problem() {
-                    Some(p) => Entry { target, state: p, device: None },
+                    Some(p) => Entry {
+                        target,
+                        state: p,
+                        device: None,
+                    },
                     None => match probe::probe(&adb::Adb::attached(&d.serial, None)) {
-                        Ok(info) => Entry { target, state: "ready".into(), device: Some(info) },
-                        Err(e) => Entry { target, state: e.to_string(), device: None },
+                        Ok(info) => Entry {
+                            target,
+                            state: "ready".into(),
+                            device: Some(info),
+                        },
+                        Err(e) => Entry {
+                            target,
+                            state: e.to_string(),
+                            device: None,
+                        },
                     },
                 };
                 entries.push(entry);
@@ -161,14 +181,29 @@ fn list(a: &ListArgs) -> Result<i32> {
     }
     let configured = config::load(a.devices.as_deref())?;
     if configured.ssh.is_empty() {
-        notes.push(format!("ssh: no targets configured ({})", if configured.source.is_empty() { "no devices file".into() } else { configured.source.clone() }));
+        notes.push(format!(
+            "ssh: no targets configured ({})",
+            if configured.source.is_empty() {
+                "no devices file".into()
+            } else {
+                configured.source.clone()
+            }
+        ));
     }
     for (name, t) in &configured.ssh {
         let s = ssh::Ssh::new(t.clone());
         let target = format!("{name} ({})", s.name());
         entries.push(match probe::probe(&s) {
-            Ok(info) => Entry { target, state: "ready".into(), device: Some(info) },
-            Err(e) => Entry { target, state: format!("unreachable: {e}"), device: None },
+            Ok(info) => Entry {
+                target,
+                state: "ready".into(),
+                device: Some(info),
+            },
+            Err(e) => Entry {
+                target,
+                state: format!("unreachable: {e}"),
+                device: None,
+            },
         });
     }
     if a.json {
@@ -177,7 +212,11 @@ fn list(a: &ListArgs) -> Result<i32> {
     }
     let mut out = String::new();
     for e in &entries {
-        out.push_str(&format!("{}  {}\n", e.target, crate::limits::one_line(&e.state)));
+        out.push_str(&format!(
+            "{}  {}\n",
+            e.target,
+            crate::limits::one_line(&e.state)
+        ));
         if let Some(info) = &e.device {
             for (k, v) in info.describe() {
                 out.push_str(&format!("  {k:<10} {v}\n"));
@@ -203,24 +242,38 @@ fn duration(text: &str, flag: &str) -> Result<Duration> {
 fn check_command(command: &[String]) -> Result<(bool, bool)> {
     let name = command[0].as_str();
     if matches!(name, "device" | "__replay") {
-        return Err(Error::input(format!("device run: {} cannot run on a device", escape(name))));
+        return Err(Error::input(format!(
+            "device run: {} cannot run on a device",
+            escape(name)
+        )));
     }
     let argv = std::iter::once("pocketbench".to_string()).chain(command.iter().cloned());
     if let Err(e) = super::cli::Cli::try_parse_from(argv) {
         let first = e.to_string();
-        let first = first.lines().next().unwrap_or("").trim_start_matches("error: ");
-        return Err(Error::input(format!("device run: the command for the device: {first}")));
+        let first = first
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("error: ");
+        return Err(Error::input(format!(
+            "device run: the command for the device: {first}"
+        )));
     }
     let root = super::cli::Cli::command();
     let sub = root.find_subcommand(name);
     let manages_results = sub.is_some_and(|s| s.get_arguments().any(|a| a.get_id() == "results"));
-    if command.iter().any(|a| a == "--results" || a.starts_with("--results=")) {
+    if command
+        .iter()
+        .any(|a| a == "--results" || a.starts_with("--results="))
+    {
         return Err(Error::input(
             "device run: --results belongs to device run itself (the local store); the device's own store is managed for you",
         ));
     }
     let wants_root = matches!(name, "matrix" | "diagnose")
-        || command.iter().any(|a| a == "--governor" || a.starts_with("--governor="));
+        || command
+            .iter()
+            .any(|a| a == "--governor" || a.starts_with("--governor="));
     Ok((manages_results, wants_root))
 }
 
@@ -241,12 +294,18 @@ fn report(t: &dyn Transport, job: &str, merged: Option<Merged>, store: &std::pat
             t.name(),
             ids.len(),
             store.display(),
-            ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+            ids.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Some(Merged::Before(ids)) => println!(
             "{}: job {job} was merged before (runs {}); removed from the device",
             t.name(),
-            ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+            ids.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         _ => println!("{}: job {job}: no results to merge", t.name()),
     }
@@ -268,7 +327,12 @@ fn run(a: &RunOnDevice) -> Result<i32> {
     let t = device::select(&a.target.selector())?;
     let info = probe::probe(t.as_ref())?;
     let started = job::start(t.as_ref(), &info, &req)?;
-    eprintln!("{}: job {} started in {}", t.name(), started.id, escape(&started.dir));
+    eprintln!(
+        "{}: job {} started in {}",
+        t.name(),
+        started.id,
+        escape(&started.dir)
+    );
     let end = job::follow(t.as_ref(), &started, &req, sink(a.follow.quiet))?;
     let merged = collect::collect(t.as_ref(), &started, &mut store)?;
     report(t.as_ref(), &started.id, merged, &a.follow.results);
@@ -309,13 +373,21 @@ fn pull(a: &PullArgs) -> Result<i32> {
                 job::follow(t.as_ref(), &f.job, &req, sink(a.follow.quiet))?
             }
             None => {
-                println!("{}: job {} is still running (`device pull --wait` waits for it)", t.name(), f.job.id);
+                println!(
+                    "{}: job {} is still running (`device pull --wait` waits for it)",
+                    t.name(),
+                    f.job.id
+                );
                 running += 1;
                 continue;
             }
         };
         if end == End::Died {
-            eprintln!("{}: job {} ended without an exit status; merging what it stored", t.name(), f.job.id);
+            eprintln!(
+                "{}: job {} ended without an exit status; merging what it stored",
+                t.name(),
+                f.job.id
+            );
         }
         let merged = collect::collect(t.as_ref(), &f.job, &mut store)?;
         report(t.as_ref(), &f.job.id, merged, &a.follow.results);

@@ -12,7 +12,8 @@ use std::process::Command;
 /// Where pocketbench works on an Android device unless `--dir` says otherwise.
 pub const DEFAULT_DIR: &str = "/data/local/tmp/pocketbench";
 
-const INSTALL: &str = "install Android's platform tools (Debian: apt install adb) or put adb on PATH";
+const INSTALL: &str =
+    "install Android's platform tools (Debian: apt install adb) or put adb on PATH";
 
 /// One line of `adb devices -l`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -91,7 +92,10 @@ pub fn parse_devices(text: &str) -> Vec<Listed> {
 pub fn list() -> Reach<Vec<Listed>> {
     let out = transport::run_tool(Command::new("adb").args(["devices", "-l"]), "adb", INSTALL)?;
     if !out.status.success() {
-        return Err(Lost(format!("adb devices: {}", transport::tool_message(&out))));
+        return Err(Lost(format!(
+            "adb devices: {}",
+            transport::tool_message(&out)
+        )));
     }
     Ok(parse_devices(&String::from_utf8_lossy(&out.stdout)))
 }
@@ -190,7 +194,11 @@ impl Transport for Adb {
     }
 
     fn push(&self, local: &Path, remote: &str) -> Reach<()> {
-        let out = transport::run_tool(self.adb().arg("push").arg(local).arg(remote), "adb", INSTALL)?;
+        let out = transport::run_tool(
+            self.adb().arg("push").arg(local).arg(remote),
+            "adb",
+            INSTALL,
+        )?;
         if out.status.success() {
             Ok(())
         } else {
@@ -199,7 +207,11 @@ impl Transport for Adb {
     }
 
     fn pull(&self, remote: &str, local: &Path) -> Reach<()> {
-        let out = transport::run_tool(self.adb().arg("pull").arg(remote).arg(local), "adb", INSTALL)?;
+        let out = transport::run_tool(
+            self.adb().arg("pull").arg(remote).arg(local),
+            "adb",
+            INSTALL,
+        )?;
         if out.status.success() {
             Ok(())
         } else {
@@ -238,6 +250,14 @@ R58M1234               no permissions (missing udev rules? user is in the plugde
     #[test]
     fn plain_adb_devices_has_tabs_and_no_properties() {
         let d = parse_devices("List of devices attached\nabc\tdevice\n");
-        assert_eq!(d, vec![Listed { serial: "abc".into(), state: "device".into(), model: None, product: None }]);
+        assert_eq!(
+            d,
+            vec![Listed {
+                serial: "abc".into(),
+                state: "device".into(),
+                model: None,
+                product: None
+            }]
+        );
     }
 }

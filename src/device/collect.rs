@@ -34,8 +34,12 @@ pub fn jobs(t: &dyn Transport, base: &str) -> Result<Vec<Found>> {
     )?;
     let mut found = Vec::new();
     for line in out.lines().take(10_000) {
-        let Some((id, state)) = line.split_once(' ') else { continue };
-        let Some(end) = job::parse_state(state) else { continue };
+        let Some((id, state)) = line.split_once(' ') else {
+            continue;
+        };
+        let Some(end) = job::parse_state(state) else {
+            continue;
+        };
         found.push(Found {
             job: Job {
                 id: id.to_string(),

@@ -73,15 +73,33 @@ pub fn load(explicit: Option<&Path>) -> Result<Devices> {
 pub fn parse(text: &str) -> std::result::Result<Devices, String> {
     let file: File = toml::from_str(text).map_err(|e| e.message().to_string())?;
     if file.ssh.len() > MAX_TARGETS {
-        return Err(format!("{} ssh targets; at most {MAX_TARGETS}", file.ssh.len()));
+        return Err(format!(
+            "{} ssh targets; at most {MAX_TARGETS}",
+            file.ssh.len()
+        ));
     }
     for (name, t) in &file.ssh {
         if name.is_empty() || name.len() > 64 {
-            return Err(format!("ssh target name {}: 1 to 64 characters", limits::escape(name)));
+            return Err(format!(
+                "ssh target name {}: 1 to 64 characters",
+                limits::escape(name)
+            ));
         }
-        check_host(&t.host).map_err(|why| format!("ssh.{}.host {}: {why}", limits::escape(name), limits::escape(&t.host)))?;
-        if t.dir.as_deref().is_some_and(|d| d.is_empty() || d.contains('\0')) {
-            return Err(format!("ssh.{}.dir: empty or contains NUL", limits::escape(name)));
+        check_host(&t.host).map_err(|why| {
+            format!(
+                "ssh.{}.host {}: {why}",
+                limits::escape(name),
+                limits::escape(&t.host)
+            )
+        })?;
+        if t.dir
+            .as_deref()
+            .is_some_and(|d| d.is_empty() || d.contains('\0'))
+        {
+            return Err(format!(
+                "ssh.{}.dir: empty or contains NUL",
+                limits::escape(name)
+            ));
         }
     }
     Ok(Devices {
@@ -96,11 +114,21 @@ mod tests {
 
     #[test]
     fn reads_targets_and_names_what_is_wrong() {
-        let d = parse("[ssh.pi]\nhost = \"pi@raspberrypi.local\"\nport = 2222\ndir = \"/home/pi/pb\"\n").unwrap();
+        let d = parse(
+            "[ssh.pi]\nhost = \"pi@raspberrypi.local\"\nport = 2222\ndir = \"/home/pi/pb\"\n",
+        )
+        .unwrap();
         let pi = &d.ssh["pi"];
-        assert_eq!((pi.host.as_str(), pi.port, pi.dir.as_deref()), ("pi@raspberrypi.local", Some(2222), Some("/home/pi/pb")));
-        assert!(parse("[ssh.pi]\nhost = \"-oProxyCommand=evil\"\n").unwrap_err().contains("ssh.pi.host"));
-        assert!(parse("[ssh.pi]\nhots = \"x\"\n").unwrap_err().contains("hots"));
+        assert_eq!(
+            (pi.host.as_str(), pi.port, pi.dir.as_deref()),
+            ("pi@raspberrypi.local", Some(2222), Some("/home/pi/pb"))
+        );
+        assert!(parse("[ssh.pi]\nhost = \"-oProxyCommand=evil\"\n")
+            .unwrap_err()
+            .contains("ssh.pi.host"));
+        assert!(parse("[ssh.pi]\nhots = \"x\"\n")
+            .unwrap_err()
+            .contains("hots"));
         assert!(parse("[ssh.pi]\nhost = \"pi@h\"\nport = 70000\n").is_err());
         assert!(parse("").unwrap().ssh.is_empty());
     }

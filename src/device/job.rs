@@ -133,10 +133,17 @@ fn install(t: &dyn Transport, base: &str, binary: &Path) -> Result<()> {
         transport::must(
             t,
             "installing the binary",
-            &format!("chmod 755 {p} && mv -f {p} {r}", p = sh_quote(&part), r = sh_quote(&remote)),
+            &format!(
+                "chmod 755 {p} && mv -f {p} {r}",
+                p = sh_quote(&part),
+                r = sh_quote(&remote)
+            ),
         )?;
     }
-    let sh = t.shell(&format!("$POCKETBENCH_RUNNER {} --version 2>&1", sh_quote(&remote)))?;
+    let sh = t.shell(&format!(
+        "$POCKETBENCH_RUNNER {} --version 2>&1",
+        sh_quote(&remote)
+    ))?;
     if sh.rc != 0 {
         let why = sh.stdout.lines().last().unwrap_or("").trim().to_string();
         return Err(Error::input(format!(
@@ -159,7 +166,11 @@ fn new_id() -> String {
         .map_or(0, |d| d.subsec_nanos())
         ^ std::process::id().rotate_left(16);
     r.copy_from_slice(&noise.to_le_bytes());
-    format!("{}-{:08x}", stamp.trim_end_matches('Z').replace('.', ""), u32::from_le_bytes(r))
+    format!(
+        "{}-{:08x}",
+        stamp.trim_end_matches('Z').replace('.', ""),
+        u32::from_le_bytes(r)
+    )
 }
 
 /// Arguments naming local files are pushed to the job's `inputs/` and replaced by their path
@@ -184,7 +195,12 @@ fn push_inputs(t: &dyn Transport, job_dir: &str, args: &[String]) -> Result<Vec<
         )?;
         let name = p
             .file_name()
-            .map(|n| n.to_string_lossy().replace(|c: char| !c.is_ascii_alphanumeric() && !".-_".contains(c), "_"))
+            .map(|n| {
+                n.to_string_lossy().replace(
+                    |c: char| !c.is_ascii_alphanumeric() && !".-_".contains(c),
+                    "_",
+                )
+            })
             .unwrap_or_else(|| "input".into());
         let remote = format!("{job_dir}/inputs/{i}-{name}");
         t.push(p, &remote)
@@ -233,8 +249,11 @@ pub fn start(t: &dyn Transport, info: &DeviceInfo, req: &Request) -> Result<Job>
     let staging = crate::platform::cleanup::TempDir::new("pocketbench-device-", None)
         .run_err("a temporary directory")?;
     let device_json = staging.path().join("device.json");
-    std::fs::write(&device_json, serde_json::to_vec_pretty(info).run_err("device.json")?)
-        .run_err("device.json")?;
+    std::fs::write(
+        &device_json,
+        serde_json::to_vec_pretty(info).run_err("device.json")?,
+    )
+    .run_err("device.json")?;
     let launch = staging.path().join("launch.sh");
     std::fs::write(&launch, launch_script(&dir, &base, &args)).run_err("launch.sh")?;
     for (local, name) in [(&device_json, "device.json"), (&launch, "launch.sh")] {
@@ -242,7 +261,10 @@ pub fn start(t: &dyn Transport, info: &DeviceInfo, req: &Request) -> Result<Job>
             .map_err(|l| Error::failed(format!("pushing {name}: {}", l.0)))?;
     }
     let run = if use_su {
-        format!("su -c {}", sh_quote(&format!("sh {}/launch.sh", sh_quote(&dir))))
+        format!(
+            "su -c {}",
+            sh_quote(&format!("sh {}/launch.sh", sh_quote(&dir)))
+        )
     } else {
         format!("sh {}/launch.sh", sh_quote(&dir))
     };
@@ -295,7 +317,12 @@ const START_PATIENCE: Duration = Duration::from_secs(120);
 
 /// Follow a running job: print its output as it grows, until it ends. A lost connection is
 /// waited for up to `req.patience`; after that the error says how to collect the job later.
-pub fn follow(t: &dyn Transport, job: &Job, req: &Request, mut sink: impl FnMut(&[u8])) -> Result<End> {
+pub fn follow(
+    t: &dyn Transport,
+    job: &Job,
+    req: &Request,
+    mut sink: impl FnMut(&[u8]),
+) -> Result<End> {
     let mut offset = 0u64;
     let mut lost_since: Option<Instant> = None;
     let started = Instant::now();
@@ -319,10 +346,18 @@ echo \"@size $(({offset} + n)) $s\"
                 let size = lines.next().unwrap_or("");
                 let chunk = lines.next().unwrap_or("");
                 let end = parse_state(state).ok_or_else(|| {
-                    Error::failed(format!("{}: unexpected job state {}", t.name(), escape(state)))
+                    Error::failed(format!(
+                        "{}: unexpected job state {}",
+                        t.name(),
+                        escape(state)
+                    ))
                 })?;
                 let (upto, total) = parse_size(size).ok_or_else(|| {
-                    Error::failed(format!("{}: unexpected log size {}", t.name(), escape(size)))
+                    Error::failed(format!(
+                        "{}: unexpected log size {}",
+                        t.name(),
+                        escape(size)
+                    ))
                 })?;
                 if upto > offset {
                     sink(chunk.as_bytes());

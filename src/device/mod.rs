@@ -56,18 +56,25 @@ pub fn select(sel: &Selector) -> Result<Box<dyn Transport>> {
         .serial
         .clone()
         .or_else(|| sel.target.clone())
-        .or_else(|| std::env::var("ANDROID_SERIAL").ok().filter(|s| !s.is_empty()));
-    let adb = adb::Adb::select(serial.as_deref(), sel.dir.clone()).map_err(|e| {
-        match (&sel.target, configured.ssh.is_empty()) {
-            (Some(name), false) if sel.serial.is_none() => Error::input(format!(
+        .or_else(|| {
+            std::env::var("ANDROID_SERIAL")
+                .ok()
+                .filter(|s| !s.is_empty())
+        });
+    let adb =
+        adb::Adb::select(serial.as_deref(), sel.dir.clone()).map_err(|e| {
+            match (&sel.target, configured.ssh.is_empty()) {
+                (Some(name), false) if sel.serial.is_none() => {
+                    Error::input(format!(
                 "device {}: neither an ssh target of {} ({}) nor an attached adb device: {e}",
                 crate::limits::escape(name),
                 configured.source,
                 configured.ssh.keys().cloned().collect::<Vec<_>>().join(", ")
-            )),
-            _ => e,
-        }
-    })?;
+            ))
+                }
+                _ => e,
+            }
+        })?;
     Ok(Box::new(adb))
 }
 
@@ -75,8 +82,7 @@ pub fn select(sel: &Selector) -> Result<Box<dyn Transport>> {
 /// reopened.
 pub fn sh_quote(s: &str) -> String {
     if !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
     {
         return s.to_string();
@@ -90,7 +96,14 @@ mod tests {
 
     #[test]
     fn quoting_survives_a_real_shell() {
-        for s in ["plain", "", "two words", "it's", "$HOME `x` \"q\" \\", "a\nb"] {
+        for s in [
+            "plain",
+            "",
+            "two words",
+            "it's",
+            "$HOME `x` \"q\" \\",
+            "a\nb",
+        ] {
             let out = std::process::Command::new("sh")
                 .arg("-c")
                 .arg(format!("printf %s {}", sh_quote(s)))

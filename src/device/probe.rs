@@ -214,7 +214,8 @@ pub fn parse(text: &str) -> DeviceInfo {
         model: first(&["model", "dt_model", "dmi_product"]),
         manufacturer: get("manufacturer"),
         soc,
-        arch: Arch::from_abi(&abi).or_else(|| Arch::from_abi(&get("machine"))),
+        // Android's ABI is the userland's (a 64-bit kernel may run a 32-bit one): trusted alone.
+        arch: Arch::from_abi(&abi),
         abi,
         kernel: get("kernel"),
         os,
@@ -234,7 +235,10 @@ pub fn parse(text: &str) -> DeviceInfo {
             file_system: get("fs"),
             noexec: options.split(',').any(|o| o == "noexec"),
             mount_options: options,
-            free_bytes: get("free_kb").parse::<u64>().ok().map(|k| k.saturating_mul(1024)),
+            free_bytes: get("free_kb")
+                .parse::<u64>()
+                .ok()
+                .map(|k| k.saturating_mul(1024)),
         },
     }
 }
@@ -242,7 +246,11 @@ pub fn parse(text: &str) -> DeviceInfo {
 /// `4×1.80 GHz + 4×2.42 GHz` from the cores' `cpuinfo_max_freq` values (kHz), slowest first.
 fn core_layout(maxfreqs: &str) -> String {
     let mut by_freq: BTreeMap<u64, u32> = BTreeMap::new();
-    for f in maxfreqs.split_whitespace().filter_map(|w| w.parse::<u64>().ok()).take(4096) {
+    for f in maxfreqs
+        .split_whitespace()
+        .filter_map(|w| w.parse::<u64>().ok())
+        .take(4096)
+    {
         *by_freq.entry(f).or_default() += 1;
     }
     by_freq
@@ -255,7 +263,13 @@ fn core_layout(maxfreqs: &str) -> String {
 impl DeviceInfo {
     /// The lines `device list` prints under a device's name.
     pub fn describe(&self) -> Vec<(&'static str, String)> {
-        let or_unknown = |s: &str| if s.is_empty() { "unknown".to_string() } else { one_line(s) };
+        let or_unknown = |s: &str| {
+            if s.is_empty() {
+                "unknown".to_string()
+            } else {
+                one_line(s)
+            }
+        };
         let s = &self.storage;
         let free = s
             .free_bytes
@@ -264,36 +278,79 @@ impl DeviceInfo {
         let disk = match (s.disk.as_str(), s.disk_model.as_str()) {
             ("", _) => String::new(),
             (d, "") => format!(" on {}", one_line(d)),
-            (d, m) => format!(" on {} ({}{})", one_line(d), one_line(m), if s.disk_type.is_empty() { String::new() } else { format!(", {}", one_line(&s.disk_type)) }),
+            (d, m) => format!(
+                " on {} ({}{})",
+                one_line(d),
+                one_line(m),
+                if s.disk_type.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", one_line(&s.disk_type))
+                }
+            ),
         };
         vec![
-            ("model", or_unknown(&[self.manufacturer.as_str(), self.model.as_str()].join(" ").trim().to_string())),
+            (
+                "model",
+                or_unknown(
+                    [self.manufacturer.as_str(), self.model.as_str()]
+                        .join(" ")
+                        .trim(),
+                ),
+            ),
             ("soc", or_unknown(&self.soc)),
-            ("abi", format!("{}{}", or_unknown(&self.abi), self.arch.map_or(" (no pocketbench build for it)".to_string(), |a| format!(" → {} binary", a.name())))),
-            ("cores", match (self.cpus, self.core_layout.is_empty()) {
-                (Some(n), false) => format!("{n}: {}", self.core_layout),
-                (Some(n), true) => n.to_string(),
-                (None, _) => "unknown".into(),
-            }),
+            (
+                "abi",
+                format!(
+                    "{}{}",
+                    or_unknown(&self.abi),
+                    self.arch
+                        .map_or(" (no pocketbench build for it)".to_string(), |a| format!(
+                            " → {} binary",
+                            a.name()
+                        ))
+                ),
+            ),
+            (
+                "cores",
+                match (self.cpus, self.core_layout.is_empty()) {
+                    (Some(n), false) => format!("{n}: {}", self.core_layout),
+                    (Some(n), true) => n.to_string(),
+                    (None, _) => "unknown".into(),
+                },
+            ),
             ("kernel", or_unknown(&self.kernel)),
             ("os", or_unknown(&self.os)),
-            ("root", match self.root.as_str() {
-                "root" => "yes (the shell is root)".to_string(),
-                "su" => "through su".to_string(),
-                _ => "no: governors and CPU sets are observed, not set".to_string(),
-            }),
+            (
+                "root",
+                match self.root.as_str() {
+                    "root" => "yes (the shell is root)".to_string(),
+                    "su" => "through su".to_string(),
+                    _ => "no: governors and CPU sets are observed, not set".to_string(),
+                },
+            ),
             ("selinux", or_unknown(&self.selinux)),
-            ("governors", format!("{} (now {})", self.governors, or_unknown(&self.governor))),
-            ("storage", format!(
-                "{} on {} ({} {}{}{}){}",
-                or_unknown(&s.dir),
-                or_unknown(&s.mount),
-                or_unknown(&s.file_system),
-                or_unknown(&s.mount_options),
-                disk,
-                free,
-                if s.noexec { " — mounted noexec: binaries cannot run there" } else { "" }
-            )),
+            (
+                "governors",
+                format!("{} (now {})", self.governors, or_unknown(&self.governor)),
+            ),
+            (
+                "storage",
+                format!(
+                    "{} on {} ({} {}{}{}){}",
+                    or_unknown(&s.dir),
+                    or_unknown(&s.mount),
+                    or_unknown(&s.file_system),
+                    or_unknown(&s.mount_options),
+                    disk,
+                    free,
+                    if s.noexec {
+                        " — mounted noexec: binaries cannot run there"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
         ]
     }
 }
@@ -327,14 +384,25 @@ mod tests {
         assert_eq!((d.abi.as_str(), d.arch), ("armv7l", Some(Arch::Armv7)));
         assert_eq!(d.soc, "BCM2835");
         assert_eq!(d.os, "Raspbian GNU/Linux 11 (bullseye)");
-        assert_eq!((d.root.as_str(), d.governors.as_str()), ("none", "read-only"));
+        assert_eq!(
+            (d.root.as_str(), d.governors.as_str()),
+            ("none", "read-only")
+        );
         assert!(d.storage.noexec);
     }
 
     #[test]
     fn the_script_runs_in_this_machines_sh() {
-        let out = std::process::Command::new("sh").arg("-c").arg(script("/nonexistent/dir")).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(script("/nonexistent/dir"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let d = parse(&String::from_utf8_lossy(&out.stdout));
         assert!(!d.kernel.is_empty());
         assert_eq!(d.storage.dir, "/");

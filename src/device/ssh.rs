@@ -32,9 +32,13 @@ impl SshTarget {
     pub fn from_flag(value: &str, dir: Option<String>) -> Result<SshTarget> {
         let bad = |why: &str| Error::input(format!("--ssh {}: {why}", escape(value)));
         let (host, port) = match value.rsplit_once(':') {
-            Some((h, p)) if !h.contains(':') => {
-                (h, Some(p.parse::<u16>().map_err(|_| bad("the port is not a number from 1 to 65535"))?))
-            }
+            Some((h, p)) if !h.contains(':') => (
+                h,
+                Some(
+                    p.parse::<u16>()
+                        .map_err(|_| bad("the port is not a number from 1 to 65535"))?,
+                ),
+            ),
             _ => (value, None),
         };
         check_host(host).map_err(|why| bad(&why))?;
@@ -75,7 +79,12 @@ impl Ssh {
 
     fn common(&self, cmd: &mut Command, port_flag: &str) {
         cmd.args(["-o", "BatchMode=yes", "-o", "ConnectTimeout=15"]);
-        cmd.args(["-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4"]);
+        cmd.args([
+            "-o",
+            "ServerAliveInterval=15",
+            "-o",
+            "ServerAliveCountMax=4",
+        ]);
         if let Some(p) = self.target.port {
             cmd.arg(port_flag).arg(p.to_string());
         }
@@ -116,7 +125,10 @@ impl Transport for Ssh {
     }
 
     fn dir(&self) -> String {
-        self.target.dir.clone().unwrap_or_else(|| DEFAULT_DIR.to_string())
+        self.target
+            .dir
+            .clone()
+            .unwrap_or_else(|| DEFAULT_DIR.to_string())
     }
 
     fn shell(&self, script: &str) -> Reach<Shell> {
@@ -134,12 +146,20 @@ impl Transport for Ssh {
 
     fn push(&self, local: &Path, remote: &str) -> Reach<()> {
         let from = local.to_string_lossy();
-        self.scp(&from, &format!("{}:{remote}", self.target.host), &format!("copy to {}", escape(remote)))
+        self.scp(
+            &from,
+            &format!("{}:{remote}", self.target.host),
+            &format!("copy to {}", escape(remote)),
+        )
     }
 
     fn pull(&self, remote: &str, local: &Path) -> Reach<()> {
         let to = local.to_string_lossy();
-        self.scp(&format!("{}:{remote}", self.target.host), &to, &format!("copy of {}", escape(remote)))
+        self.scp(
+            &format!("{}:{remote}", self.target.host),
+            &to,
+            &format!("copy of {}", escape(remote)),
+        )
     }
 }
 
@@ -150,8 +170,14 @@ mod tests {
     #[test]
     fn flag_takes_an_optional_port_and_refuses_option_lookalikes() {
         let t = SshTarget::from_flag("pi@raspberrypi.local:2222", None).unwrap();
-        assert_eq!((t.host.as_str(), t.port), ("pi@raspberrypi.local", Some(2222)));
-        assert_eq!(SshTarget::from_flag("pi@10.0.0.2", None).unwrap().port, None);
+        assert_eq!(
+            (t.host.as_str(), t.port),
+            ("pi@raspberrypi.local", Some(2222))
+        );
+        assert_eq!(
+            SshTarget::from_flag("pi@10.0.0.2", None).unwrap().port,
+            None
+        );
         for bad in ["-oProxyCommand=x", "pi@host:99999", "pi@host;rm", "", "a b"] {
             let e = SshTarget::from_flag(bad, None).unwrap_err().to_string();
             assert!(e.starts_with("--ssh "), "{e}");

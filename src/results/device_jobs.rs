@@ -52,11 +52,15 @@ pub fn merge(
         let tx = super::guard::begin_write(into.conn())?;
         // Another pull may have merged it while we waited for the lock.
         let again: Option<String> = tx
-            .query_row("SELECT runs FROM device_jobs WHERE job = ?1", [job], |r| r.get(0))
+            .query_row("SELECT runs FROM device_jobs WHERE job = ?1", [job], |r| {
+                r.get(0)
+            })
             .optional()
             .run_err(&what)?;
         if let Some(runs) = again {
-            return Ok(Merged::Before(serde_json::from_str(&runs).unwrap_or_default()));
+            return Ok(Merged::Before(
+                serde_json::from_str(&runs).unwrap_or_default(),
+            ));
         }
         let runs = super::spool::copy_all(&tx).run_err(&what)?;
         let ids: Vec<i64> = runs.iter().map(|&(_, new)| new).collect();
@@ -89,7 +93,9 @@ pub fn merge(
 fn merged_before(store: &Store, job: &str) -> Result<Option<Vec<i64>>> {
     let runs: Option<String> = store
         .conn()
-        .query_row("SELECT runs FROM device_jobs WHERE job = ?1", [job], |r| r.get(0))
+        .query_row("SELECT runs FROM device_jobs WHERE job = ?1", [job], |r| {
+            r.get(0)
+        })
         .optional()
         .run_err("device_jobs")?;
     Ok(runs.map(|r| serde_json::from_str(&r).unwrap_or_default()))

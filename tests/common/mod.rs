@@ -10,6 +10,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod fake_device;
 pub mod study;
 
 /// The binary under test.

@@ -1,0 +1,139 @@
+//! A sandbox of fake devices for the `device` tests: phones behind the fake `adb` and boards
+//! behind the fake `ssh`/`scp` of `tests/fixtures/fake-device/bin/`, each a directory acting
+//! as the device (see the fakes' own headers for the layout).
+
+use super::{pb_with, Outcome};
+use std::path::{Path, PathBuf};
+
+pub struct Devices {
+    pub root: tempfile::TempDir,
+}
+
+/// The fakes' directory, first on PATH.
+pub fn fakes() -> PathBuf {
+    super::fixture("fake-device/bin")
+}
+
+impl Devices {
+    pub fn new() -> Devices {
+        let root = tempfile::Builder::new()
+            .prefix("pocketbench-devices-")
+            .tempdir()
+            .unwrap();
+        for d in ["host", "home", "adb", "ssh"] {
+            std::fs::create_dir_all(root.path().join(d)).unwrap();
+        }
+        Devices { root }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.path().join(rel)
+    }
+
+    /// A phone with `props` (getprop lines; `ro.product.cpu.abi` chooses the binary) whose
+    /// data partition is an f2fs mount with `mount_options`.
+    pub fn phone(&self, serial: &str, props: &str, mount_options: &str) -> PathBuf {
+        let d = self.path(&format!("adb/{serial}"));
+        let fs = d.join("fs");
+        std::fs::create_dir_all(fs.join("data/local/tmp")).unwrap();
+        std::fs::create_dir_all(fs.join("proc")).unwrap();
+        std::fs::write(
+            fs.join("proc/mounts"),
+            format!(
+                "/dev/root / ext4 ro 0 0\n/dev/block/dm-5 {} f2fs {mount_options} 0 0\n",
+                fs.join("data").display()
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            fs.join("proc/cpuinfo"),
+            "processor\t: 0\nprocessor\t: 1\nHardware\t: Fake SoC\n",
+        )
+        .unwrap();
+        std::fs::write(d.join("props"), props).unwrap();
+        d
+    }
+
+    /// A Pixel-like x86_64 phone (an emulator image: the host binary runs on it).
+    pub fn x86_phone(&self, serial: &str) -> PathBuf {
+        self.phone(
+            serial,
+            "ro.product.model=Pixel 6\nro.product.manufacturer=Google\nro.build.version.release=14\nro.build.version.sdk=34\nro.product.cpu.abi=x86_64\n",
+            "rw,lazytime,nosuid,nodev",
+        )
+    }
+
+    /// A board reachable over the fake ssh as `pi@HOST`; returns its login directory.
+    pub fn board(&self, host: &str) -> PathBuf {
+        let home = self.path(&format!("ssh/{host}/home"));
+        std::fs::create_dir_all(&home).unwrap();
+        home
+    }
+
+    pub fn set(&self, rel: &str, contents: &str) {
+        std::fs::write(self.path(rel), contents).unwrap();
+    }
+
+    pub fn unset(&self, rel: &str) {
+        let _ = std::fs::remove_file(self.path(rel));
+    }
+
+    /// What the fake adb was asked to do, one invocation per line.
+    pub fn adb_log(&self) -> String {
+        std::fs::read_to_string(self.path("adb.log")).unwrap_or_default()
+    }
+
+    /// The local results store of the `host` directory.
+    pub fn store(&self) -> PathBuf {
+        self.path("host/pocketbench.db")
+    }
+
+    /// `pocketbench ARGS` in the host directory with the fakes first on PATH (`path: false`:
+    /// with no adb, ssh or scp at all).
+    pub fn pb_path(&self, args: &[&str], fakes_on_path: bool) -> Outcome {
+        let system = std::env::var("PATH").unwrap_or_default();
+        let path = if fakes_on_path {
+            format!("{}:{system}", fakes().display())
+        } else {
+            // Only what the binary itself needs: no adb.
+            let empty = self.path("empty-bin");
+            std::fs::create_dir_all(&empty).unwrap();
+            empty.display().to_string()
+        };
+        pb_with(args, |c| {
+            c.current_dir(self.path("host"))
+                .env("PATH", path)
+                .env("FAKE_DEVICE_ROOT", self.root.path())
+                .env("HOME", self.path("home"))
+                .env_remove("ANDROID_SERIAL")
+                .env_remove("POCKETBENCH_DEVICES")
+                .env_remove("XDG_CONFIG_HOME")
+                .env_remove("POCKETBENCH_DEVICE_BINARIES");
+        })
+    }
+
+    pub fn pb(&self, args: &[&str]) -> Outcome {
+        self.pb_path(args, true)
+    }
+}
+
+/// The runs in a store, with each summary's `device` (null when absent).
+pub fn runs_with_device(store: &Path) -> Vec<(i64, serde_json::Value)> {
+    let conn = super::store(store);
+    let mut stmt = conn
+        .prepare("SELECT id, json_extract(summary, '$.device') FROM runs ORDER BY id")
+        .unwrap();
+    stmt.query_map([], |r| {
+        let id: i64 = r.get(0)?;
+        let dev: Option<String> = r.get(1)?;
+        Ok((
+            id,
+            dev.map_or(serde_json::Value::Null, |d| {
+                serde_json::from_str(&d).unwrap()
+            }),
+        ))
+    })
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
