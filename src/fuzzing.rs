@@ -106,7 +106,31 @@ pub fn meter_csv(data: &[u8]) {
 pub type Target = fn(&[u8]);
 
 /// Every target by name, as the fuzz script and the regression test name them.
-pub const TARGETS: [(&str, Target); 7] = [
+/// What a device prints back to `pocketbench device`: the first byte chooses the parser —
+/// `adb devices -l` output, the probe's `key=value` lines (then its description, as `device
+/// list` prints it), or a devices file (TOML) — and the rest is its text.
+pub fn device_text(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let text = String::from_utf8_lossy(rest);
+    match which % 3 {
+        0 => {
+            for d in crate::device::adb::parse_devices(&text) {
+                let _ = d.problem();
+            }
+        }
+        1 => {
+            let info = crate::device::probe::parse(&text);
+            let _ = info.describe();
+        }
+        _ => {
+            let _ = crate::device::config::parse(&text);
+        }
+    }
+}
+
+pub const TARGETS: [(&str, Target); 8] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
@@ -114,4 +138,5 @@ pub const TARGETS: [(&str, Target); 7] = [
     ("spec_properties", spec_properties),
     ("sql_splitter", sql_splitter),
     ("meter_csv", meter_csv),
+    ("device_text", device_text),
 ];
