@@ -1,7 +1,7 @@
 //! The platform around a run: clocks and sleeping, process and scheduler counters, page-cache
 //! eviction, the facts about the device (host, kernel, CPU, governor) that go into every
 //! result, and the knobs around a run: cpufreq governors and frequency, energy, background load,
-//! and `doctor`'s survey of what the device offers. Anything the device does not offer is
+//! battery and thermal readings, and `doctor`'s survey of what the device offers. Anything the device does not offer is
 //! reported as unavailable, with the reason.
 
 pub mod args;
@@ -20,3 +20,4 @@ pub mod process;
 pub mod sampler;
 pub mod session;
 pub mod sysfs;
+pub mod thermal;

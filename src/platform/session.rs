@@ -1,8 +1,9 @@
 //! The platform around one run, from the parent process's side (the parent owns the governor;
 //! the replay runs in a child): restore what an interrupted run left behind, set the governor,
 //! pick the energy source, start the background load, tell the replay process what to observe,
-//! take the idle baseline after the replay, then stop the load and restore the governor. The
-//! result is the run's `governor`, `frequency`, `energy`, `background` and `markers` sections.
+//! take the idle baseline after the replay, then stop the load and restore the governor; battery
+//! and thermal readings on both sides of all that. The result is the run's `governor`,
+//! `frequency`, `energy`, `background`, `thermal` and `markers` sections.
 
 use crate::error::{Error, Result};
 use crate::platform::background::{self, BackgroundReport, Load};
@@ -13,6 +14,7 @@ use crate::platform::cpufreq::{self, restore};
 use crate::platform::energy::{self, EnergyReport, Interval, Markers, Window};
 use crate::platform::observe::{self, Observation, ObserveSpec};
 use crate::platform::sysfs::sysfs_root;
+use crate::platform::thermal::{self, ThermalReport};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -50,6 +52,9 @@ pub struct PlatformOutcome {
     pub energy: EnergyReport,
     pub background: Option<BackgroundReport>,
     pub markers: Option<Markers>,
+    /// Battery and thermal zones before and after, and whether the CPU was capped; `None`
+    /// where none of it is readable.
+    pub thermal: Option<ThermalReport>,
     /// The sampler's frequency timeline (joined to operations when the run is recorded).
     #[serde(skip)]
     pub timeline: Option<PathBuf>,
@@ -77,6 +82,7 @@ pub struct Session {
     baseline: Option<(std::result::Result<Interval, String>, Window)>,
     freq_period_ns: u64,
     timeline: PathBuf,
+    thermal_before: thermal::Reading,
 }
 
 impl Session {
@@ -84,6 +90,8 @@ impl Session {
     /// background I/O files.
     pub fn begin(req: &PlatformRequest, workdir: &Path) -> Result<Session> {
         let root = sysfs_root();
+        // Read before the governor is touched, so a frequency limit found is the device's.
+        let thermal_before = thermal::read(&root);
         let cf = cpufreq::discover(&root);
         let (control, governor) = match &req.governor {
             Some(g) => {
@@ -121,6 +129,7 @@ impl Session {
             baseline: None,
             freq_period_ns: req.freq_period_ns,
             timeline: workdir.join("frequency.timeline"),
+            thermal_before,
         })
     }
 
@@ -192,7 +201,13 @@ impl Session {
             }
         }
         energy.compute_net(ops);
+        // After the governor is restored, for the same reason as before.
+        let thermal = ThermalReport::new(
+            std::mem::take(&mut self.thermal_before),
+            thermal::read(&sysfs_root()),
+        );
         PlatformOutcome {
+            thermal: (!thermal.is_empty()).then_some(thermal),
             governor,
             timeline: observed.timeline_written.then(|| self.timeline.clone()),
             frequency: observed.frequency,

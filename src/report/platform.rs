@@ -1,6 +1,7 @@
 //! The platform lines of a run's terminal summary: governor (set or observed, and why),
-//! frequency residency and latency by frequency, energy, background load. Runs stored before
-//! these sections existed fall back to the environment's observations.
+//! frequency residency and latency by frequency, energy, battery and thermal readings,
+//! background load. Runs stored before these sections existed fall back to the environment's
+//! observations.
 
 use crate::output::units::ns;
 use crate::platform::cpufreq::khz_text;
@@ -28,6 +29,9 @@ pub fn render(o: &mut String, s: &RunSummary) {
             let _ = writeln!(o, "energy     {}", e.text());
         }
         None => environment_line(o, s, "energy"),
+    }
+    if let Some(t) = &s.thermal {
+        let _ = writeln!(o, "thermal    {}", t.text());
     }
     if let Some(b) = &s.background {
         let mut line = format!(

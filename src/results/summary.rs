@@ -98,6 +98,10 @@ pub struct RunSummary {
     /// absent for runs measured where they are stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<serde_json::Value>,
+    /// Battery level and temperature and thermal zones before and after the run, and whether
+    /// the CPU was thermally capped; absent where none of it is readable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thermal: Option<crate::platform::thermal::ThermalReport>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -242,5 +246,6 @@ pub fn build(
         verification: r.verification,
         engine_stats: r.engine_stats.clone(),
         device: None,
+        thermal: out.platform.thermal.clone(),
     }
 }
