@@ -9,8 +9,9 @@ say() { printf '\n== %s\n' "$*"; }
 # System packages the full build and test suite use (none are needed by the default build).
 # The engines behind cargo features link Debian's BerkeleyDB 5.3 (key-value and SQL), RocksDB
 # and LevelDB; chromium and a font serve the report's browser test; fio is the reference that
-# scripts/fio-compare.sh measures beside `pocketbench storage`.
-APT_PACKAGES=(pkg-config chromium fonts-dejavu-core fio libdb5.3-dev libdb5.3-sql-dev librocksdb-dev libleveldb-dev)
+# scripts/fio-compare.sh measures beside `pocketbench storage`; adb is the real tool that
+# `pocketbench device list` is checked against (the device tests use a fake adb).
+APT_PACKAGES=(pkg-config chromium fonts-dejavu-core fio adb libdb5.3-dev libdb5.3-sql-dev librocksdb-dev libleveldb-dev)
 
 install_apt_packages() {
     local missing=()
@@ -51,6 +52,10 @@ cargo clippy --all-targets --locked -- -D warnings
 say "no import cycles between modules (scripts/module-cycles.py)"
 python3 scripts/module-cycles.py
 
+say "static ARM binaries (scripts/build-device.sh all): the device tests run the aarch64 one under qemu"
+scripts/build-device.sh all
+export POCKETBENCH_REQUIRE_QEMU=1
+
 say "unit and integration tests"
 cargo test --locked
 
@@ -66,8 +71,7 @@ else
     echo "nightly Rust is not installed: the fuzz targets did not run (rustup toolchain install nightly)"
 fi
 
-say "aarch64: static build (scripts/build-device.sh), runs under qemu; the host reads its store"
-scripts/build-device.sh aarch64
+say "aarch64: runs under qemu; the host reads its store"
 arm_dir=$(mktemp -d)
 arm=(qemu-aarch64-static target/device/aarch64/pocketbench)
 "${arm[@]}" --version
@@ -88,11 +92,29 @@ status=0
 [ "$status" -eq 2 ] && grep -q "no PNG renderer" "$arm_dir/png.err"
 rm -rf "$arm_dir"
 
+say "armv7 (32-bit): --version and a short run under qemu; the host reads its store"
+arm_dir=$(mktemp -d)
+armv7=(qemu-arm-static target/device/armv7/pocketbench)
+"${armv7[@]}" --version
+POCKETBENCH_RUNNER=qemu-arm-static "${armv7[@]}" run --records 100 --ops 300 --delay zero \
+    --no-overhead --results "$arm_dir/armv7.db" --quiet
+cargo run --release --locked --quiet -- results show 1 --json --results "$arm_dir/armv7.db" |
+    python3 -c 'import json, sys; s = json.load(sys.stdin); assert s["ops"] == 300 and s["errors"] == 0 and s["phases"]["runner"] == "qemu-arm-static", s["ops"]'
+rm -rf "$arm_dir"
+
 say "release build and a short run of the main job"
 results_dir=$(mktemp -d)
 trap 'rm -rf "$results_dir"' EXIT
 cargo run --release --locked --quiet -- run --quiet --results "$results_dir/smoke.db" --ops 200
 cargo run --release --locked --quiet -- results list --results "$results_dir/smoke.db"
 cargo run --release --locked --quiet -- doctor --results "$results_dir/smoke.db"
+
+say "device list with the real adb and nothing attached says so"
+adb_running=$(pgrep -x adb >/dev/null && echo yes || echo no)
+cargo run --release --locked --quiet -- device list >"$results_dir/devices.txt"
+cat "$results_dir/devices.txt"
+grep -q "^adb: no devices attached" "$results_dir/devices.txt"
+# Stop the adb server that listing started (leave one that was already running).
+[ "$adb_running" = yes ] || adb kill-server
 
 say "all checks passed"

@@ -8,7 +8,8 @@
 //! with the job; the device command's exit status comes back; and every bad situation (no adb,
 //! no device, several, unauthorized, offline, disconnect mid-push and mid-run, a full or noexec
 //! data partition, an ABI without a binary, no root, unreachable or refused ssh) ends with one
-//! clear line and a non-zero exit, with nothing measured lost.
+//! clear line and a non-zero exit, with nothing measured lost; a job merged twice (a pull
+//! interrupted after its merge) stores its runs once.
 
 mod common;
 
@@ -524,4 +525,28 @@ fn an_arm_phone_runs_the_aarch64_binary_under_qemu() {
     assert_eq!(summary["phases"]["runner"], "qemu-aarch64-static");
     assert_eq!(summary["device"]["arch"], "aarch64");
     assert_eq!(summary["errors"], 0);
+}
+
+#[test]
+fn merging_the_same_device_job_twice_stores_its_runs_once() {
+    use pocketbench::results::device_jobs::{merge, Merged};
+    use pocketbench::results::store::Store;
+    let sb = common::Sandbox::new();
+    let phone = sb.path("phone.db");
+    sb.pb(["run", "--records", "20", "--ops", "30", "--delay", "zero", "--no-overhead"]
+        .into_iter()
+        .chain(["-q", "--results", arg(&phone)]))
+        .expect_ok();
+    let mut lab = Store::open(&sb.path("lab.db")).unwrap();
+    let device = serde_json::json!({"model": "Pixel 7", "abi": "arm64-v8a"});
+    let first = merge(&mut lab, &phone, "job-1", "adb:FAKE01", &device).unwrap();
+    assert_eq!(first, Merged::New(vec![1]));
+    // The connection dropped before the job directory was removed: the next pull merges again.
+    let second = merge(&mut lab, &phone, "job-1", "adb:FAKE01", &device).unwrap();
+    assert_eq!(second, Merged::Before(vec![1]));
+    assert_eq!(lab.list().unwrap().len(), 1);
+    assert_eq!(lab.summary(1).unwrap().device, Some(device.clone()));
+    // Another job with the same store is new runs.
+    let other = merge(&mut lab, &phone, "job-2", "adb:FAKE01", &device).unwrap();
+    assert_eq!(other, Merged::New(vec![2]));
 }
