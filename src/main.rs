@@ -34,7 +34,7 @@ fn main() {
         Command::Flash(cmd) => commands::flash::main(cmd),
         Command::Flashbench(args) => commands::flashbench::main(args),
         Command::Storage(args) => commands::storage::main(args),
-        Command::Device(cmd) => commands::device::main(cmd),
+        Command::Device(cmd) => commands::device::main(cmd, Cli::command()),
         Command::Completions(args) => commands::completions::main(args, Cli::command()),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
     };

@@ -533,9 +533,18 @@ fn merging_the_same_device_job_twice_stores_its_runs_once() {
     use pocketbench::results::store::Store;
     let sb = common::Sandbox::new();
     let phone = sb.path("phone.db");
-    sb.pb(["run", "--records", "20", "--ops", "30", "--delay", "zero", "--no-overhead"]
-        .into_iter()
-        .chain(["-q", "--results", arg(&phone)]))
+    sb.pb([
+        "run",
+        "--records",
+        "20",
+        "--ops",
+        "30",
+        "--delay",
+        "zero",
+        "--no-overhead",
+    ]
+    .into_iter()
+    .chain(["-q", "--results", arg(&phone)]))
         .expect_ok();
     let mut lab = Store::open(&sb.path("lab.db")).unwrap();
     let device = serde_json::json!({"model": "Pixel 7", "abi": "arm64-v8a"});

@@ -8,7 +8,7 @@ use crate::limits::escape;
 use crate::output::units;
 use crate::results::device_jobs::Merged;
 use crate::results::store::Store;
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -128,10 +128,12 @@ pub struct PullArgs {
     pub wait: bool,
 }
 
-pub fn main(cmd: &DeviceCommand) -> Result<i32> {
+/// `cli` is pocketbench's whole command line (`Cli::command()`), which checks the command for
+/// the device before anything is pushed.
+pub fn main(cmd: &DeviceCommand, cli: clap::Command) -> Result<i32> {
     match cmd {
         DeviceCommand::List(a) => list(a),
-        DeviceCommand::Run(a) => run(a),
+        DeviceCommand::Run(a) => run(a, cli),
         DeviceCommand::Pull(a) => pull(a),
     }
 }
@@ -239,7 +241,7 @@ fn duration(text: &str, flag: &str) -> Result<Duration> {
 
 /// The command for the device, checked here with this binary's own command line: a mistake is
 /// found before anything is pushed.
-fn check_command(command: &[String]) -> Result<(bool, bool)> {
+fn check_command(command: &[String], cli: clap::Command) -> Result<(bool, bool)> {
     let name = command[0].as_str();
     if matches!(name, "device" | "__replay") {
         return Err(Error::input(format!(
@@ -248,7 +250,7 @@ fn check_command(command: &[String]) -> Result<(bool, bool)> {
         )));
     }
     let argv = std::iter::once("pocketbench".to_string()).chain(command.iter().cloned());
-    if let Err(e) = super::cli::Cli::try_parse_from(argv) {
+    if let Err(e) = cli.clone().try_get_matches_from(argv) {
         let first = e.to_string();
         let first = first
             .lines()
@@ -259,8 +261,7 @@ fn check_command(command: &[String]) -> Result<(bool, bool)> {
             "device run: the command for the device: {first}"
         )));
     }
-    let root = super::cli::Cli::command();
-    let sub = root.find_subcommand(name);
+    let sub = cli.find_subcommand(name);
     let manages_results = sub.is_some_and(|s| s.get_arguments().any(|a| a.get_id() == "results"));
     if command
         .iter()
@@ -311,8 +312,8 @@ fn report(t: &dyn Transport, job: &str, merged: Option<Merged>, store: &std::pat
     }
 }
 
-fn run(a: &RunOnDevice) -> Result<i32> {
-    let (manages_results, wants_root) = check_command(&a.command)?;
+fn run(a: &RunOnDevice, cli: clap::Command) -> Result<i32> {
+    let (manages_results, wants_root) = check_command(&a.command, cli)?;
     let req = job::Request {
         args: a.command.clone(),
         manages_results,
