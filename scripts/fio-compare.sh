@@ -55,19 +55,24 @@ print("%.3f" % json.load(sys.stdin)["files"][0]["mib_s"]["mean"])'
 jobs=("seq-read read 256k" "seq-write write 256k" "rand-read randread 4k" "rand-write randwrite 4k")
 out=$work/results.tsv
 : >"$out"
+# Each tool writes its JSON to a file that is read after it exits: piped straight into python,
+# the interpreter's start-up (tens of milliseconds of CPU) ran beside the measurement and took
+# a core from whichever tool started its I/O sooner.
 run_fio() { # $1 test name, $2 fio --rw, $3 block size
     rm -f "$work/$1"
     # shellcheck disable=SC2046
     fio --name="$1" --filename="$work/$1" --rw="$2" --bs="$3" --size="$bytes" \
         --direct=1 --ioengine=psync --numjobs=1 --norandommap --randrepeat=0 \
-        $(layout_opts "$1") --output-format=json | fio_mib_s
+        $(layout_opts "$1") --output-format=json >"$work/out.json"
+    fio_mib_s <"$work/out.json"
     rm -f "$work/$1"
 }
 
 run_pb() { # $1 test name
     "$pb" storage --dir "$work" --tests "$1" --sync direct --read-size "$size" \
         --write-size "$size" --layout "$layout" --runs 1 --results "$work/results.db" \
-        --json --quiet | pb_mib_s
+        --json --quiet >"$work/out.json"
+    pb_mib_s <"$work/out.json"
 }
 
 for run in $(seq "$runs"); do
