@@ -8,6 +8,7 @@ pub mod bench_suites;
 pub mod commands;
 pub mod device;
 pub mod diagnose;
+pub mod durability;
 pub mod engine;
 pub mod error;
 pub mod export;

@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod options;
+pub mod passthrough;
 pub mod session;
 pub mod stmt;
 pub mod vfs;

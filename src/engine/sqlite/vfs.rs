@@ -11,6 +11,7 @@
 //! When the flash trace is on ([`crate::engine::io::capture`]), every call is also appended to the
 //! thread's flash trace (deletes as trims); when it is off, that costs one relaxed load.
 
+use super::passthrough::{self, Wrapped};
 use crate::engine::io::capture;
 use crate::engine::io::trace::IoOp;
 use crate::engine::io::{self, FileKind, IoStats};
@@ -35,6 +36,12 @@ struct ShimFile {
     /// Opened through [`VFS_NAME_FSYNC`].
     fsync: bool,
     real: *mut ffi::sqlite3_file,
+}
+
+impl Wrapped for ShimFile {
+    unsafe fn real(file: *mut ffi::sqlite3_file) -> *mut ffi::sqlite3_file {
+        (*(file as *mut ShimFile)).real
+    }
 }
 
 static REGISTER: Once = Once::new();
@@ -259,41 +266,6 @@ unsafe extern "C" fn x_file_size(file: *mut ffi::sqlite3_file, size: *mut i64) -
     m.xFileSize.map_or(ffi::SQLITE_IOERR, |f| f(r, size))
 }
 
-unsafe extern "C" fn x_lock(file: *mut ffi::sqlite3_file, level: c_int) -> c_int {
-    let (r, m, _) = real(file);
-    m.xLock.map_or(ffi::SQLITE_OK, |f| f(r, level))
-}
-
-unsafe extern "C" fn x_unlock(file: *mut ffi::sqlite3_file, level: c_int) -> c_int {
-    let (r, m, _) = real(file);
-    m.xUnlock.map_or(ffi::SQLITE_OK, |f| f(r, level))
-}
-
-unsafe extern "C" fn x_check_reserved_lock(file: *mut ffi::sqlite3_file, out: *mut c_int) -> c_int {
-    let (r, m, _) = real(file);
-    m.xCheckReservedLock.map_or(ffi::SQLITE_OK, |f| f(r, out))
-}
-
-unsafe extern "C" fn x_file_control(
-    file: *mut ffi::sqlite3_file,
-    op: c_int,
-    arg: *mut c_void,
-) -> c_int {
-    let (r, m, _) = real(file);
-    m.xFileControl
-        .map_or(ffi::SQLITE_NOTFOUND, |f| f(r, op, arg))
-}
-
-unsafe extern "C" fn x_sector_size(file: *mut ffi::sqlite3_file) -> c_int {
-    let (r, m, _) = real(file);
-    m.xSectorSize.map_or(4096, |f| f(r))
-}
-
-unsafe extern "C" fn x_device_characteristics(file: *mut ffi::sqlite3_file) -> c_int {
-    let (r, m, _) = real(file);
-    m.xDeviceCharacteristics.map_or(0, |f| f(r))
-}
-
 unsafe extern "C" fn x_shm_map(
     file: *mut ffi::sqlite3_file,
     region: c_int,
@@ -301,15 +273,9 @@ unsafe extern "C" fn x_shm_map(
     extend: c_int,
     out: *mut *mut c_void,
 ) -> c_int {
-    let (r, m, _) = real(file);
-    let map = m.xShmMap;
     timed(
         FileKind::Shm,
-        || {
-            map.map_or(ffi::SQLITE_IOERR_SHMMAP, |f| {
-                f(r, region, size, extend, out)
-            })
-        },
+        || passthrough::x_shm_map::<ShimFile>(file, region, size, extend, out),
         |s, ns| {
             // Growing the index writes its new region; mapping an existing one reads it.
             if extend != 0 {
@@ -321,50 +287,6 @@ unsafe extern "C" fn x_shm_map(
     )
 }
 
-unsafe extern "C" fn x_shm_lock(
-    file: *mut ffi::sqlite3_file,
-    offset: c_int,
-    n: c_int,
-    flags: c_int,
-) -> c_int {
-    let (r, m, _) = real(file);
-    m.xShmLock
-        .map_or(ffi::SQLITE_IOERR_SHMLOCK, |f| f(r, offset, n, flags))
-}
-
-unsafe extern "C" fn x_shm_barrier(file: *mut ffi::sqlite3_file) {
-    let (r, m, _) = real(file);
-    if let Some(f) = m.xShmBarrier {
-        f(r)
-    }
-}
-
-unsafe extern "C" fn x_shm_unmap(file: *mut ffi::sqlite3_file, delete: c_int) -> c_int {
-    let (r, m, _) = real(file);
-    m.xShmUnmap.map_or(ffi::SQLITE_OK, |f| f(r, delete))
-}
-
-unsafe extern "C" fn x_fetch(
-    file: *mut ffi::sqlite3_file,
-    off: i64,
-    amt: c_int,
-    out: *mut *mut c_void,
-) -> c_int {
-    let (r, m, _) = real(file);
-    match m.xFetch {
-        Some(f) => f(r, off, amt, out),
-        None => {
-            *out = std::ptr::null_mut();
-            ffi::SQLITE_OK
-        }
-    }
-}
-
-unsafe extern "C" fn x_unfetch(file: *mut ffi::sqlite3_file, off: i64, p: *mut c_void) -> c_int {
-    let (r, m, _) = real(file);
-    m.xUnfetch.map_or(ffi::SQLITE_OK, |f| f(r, off, p))
-}
-
 static SHIM_METHODS: ffi::sqlite3_io_methods = ffi::sqlite3_io_methods {
     iVersion: 3,
     xClose: Some(x_close),
@@ -373,16 +295,16 @@ static SHIM_METHODS: ffi::sqlite3_io_methods = ffi::sqlite3_io_methods {
     xTruncate: Some(x_truncate),
     xSync: Some(x_sync),
     xFileSize: Some(x_file_size),
-    xLock: Some(x_lock),
-    xUnlock: Some(x_unlock),
-    xCheckReservedLock: Some(x_check_reserved_lock),
-    xFileControl: Some(x_file_control),
-    xSectorSize: Some(x_sector_size),
-    xDeviceCharacteristics: Some(x_device_characteristics),
+    xLock: Some(passthrough::x_lock::<ShimFile>),
+    xUnlock: Some(passthrough::x_unlock::<ShimFile>),
+    xCheckReservedLock: Some(passthrough::x_check_reserved_lock::<ShimFile>),
+    xFileControl: Some(passthrough::x_file_control::<ShimFile>),
+    xSectorSize: Some(passthrough::x_sector_size::<ShimFile>),
+    xDeviceCharacteristics: Some(passthrough::x_device_characteristics::<ShimFile>),
     xShmMap: Some(x_shm_map),
-    xShmLock: Some(x_shm_lock),
-    xShmBarrier: Some(x_shm_barrier),
-    xShmUnmap: Some(x_shm_unmap),
-    xFetch: Some(x_fetch),
-    xUnfetch: Some(x_unfetch),
+    xShmLock: Some(passthrough::x_shm_lock::<ShimFile>),
+    xShmBarrier: Some(passthrough::x_shm_barrier::<ShimFile>),
+    xShmUnmap: Some(passthrough::x_shm_unmap::<ShimFile>),
+    xFetch: Some(passthrough::x_fetch::<ShimFile>),
+    xUnfetch: Some(passthrough::x_unfetch::<ShimFile>),
 };

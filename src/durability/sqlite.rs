@@ -1,0 +1,303 @@
+//! SQLite under simulated power loss: a fixed transaction workload run on a copy of a prepared
+//! database through the crash VFS ([`super::crash_vfs`]) until the power fails at a chosen I/O
+//! event, then recovery with SQLite's own default VFS (hot-journal rollback, WAL recovery) and
+//! the checks: `PRAGMA integrity_check`, every acknowledged transaction present in full, no
+//! transaction present in part, nothing present that was never attempted, and the counter row
+//! every transaction updates equal to the newest transaction present.
+//!
+//! The workload: table `log(txn, part, payload)` holds `preload` rows of transaction 0; each
+//! transaction `i` (1, 2, …) inserts `rows_per_txn` rows `(i, part, payload(i, part))` and sets
+//! `counter.value = i`, in one `BEGIN … COMMIT`. A transaction is acknowledged when its COMMIT
+//! returns; the harness then appends `i` to the acknowledgement log, a file outside the
+//! simulated device, synced before the checks read it back.
+
+use super::crash_vfs::Disk;
+use super::{Plan, PointResult};
+use crate::error::{Error, Result, ResultExt};
+use crate::platform::clock::mono_ns;
+use crate::workload::rng::Rng;
+use rusqlite::{params, Connection, OpenFlags};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Rows of transaction 0 in the prepared database.
+const PRELOAD: u64 = 64;
+const DB: &str = "durability.sqlite";
+const ACKS: &str = "acknowledged.log";
+
+/// One SQLite configuration: `journal_mode` and `synchronous` as their pragmas take them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub journal_mode: String,
+    pub synchronous: String,
+}
+
+/// Deterministic payload of one row, so a torn page that still parses is caught.
+fn payload(txn: u64, part: u64) -> Vec<u8> {
+    let mut rng = Rng::new(txn.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ part);
+    let len = 96 + (rng.below(160) as usize);
+    (0..len).map(|_| rng.below(256) as u8).collect()
+}
+
+/// Create the starting database in `dir` (schema, transaction 0, the journal mode), synced
+/// and closed with SQLite's default VFS.
+pub fn prepare(dir: &Path, cfg: &Config) -> Result<PathBuf> {
+    let path = dir.join("base.sqlite");
+    let what = format!("preparing {}", path.display());
+    let conn = Connection::open(&path).run_err(&what)?;
+    conn.query_row(
+        &format!("PRAGMA journal_mode={}", cfg.journal_mode),
+        [],
+        |_| Ok(()),
+    )
+    .run_err(&what)?;
+    conn.execute_batch(
+        "CREATE TABLE log(txn INTEGER, part INTEGER, payload BLOB, PRIMARY KEY(txn, part));
+         CREATE TABLE counter(id INTEGER PRIMARY KEY, value INTEGER NOT NULL);
+         INSERT INTO counter VALUES (1, 0);",
+    )
+    .run_err(&what)?;
+    let mut stmt = conn
+        .prepare("INSERT INTO log VALUES (0, ?1, ?2)")
+        .run_err(&what)?;
+    for part in 0..PRELOAD {
+        stmt.execute(params![part as i64, payload(0, part)])
+            .run_err(&what)?;
+    }
+    drop(stmt);
+    conn.close().map_err(|(_, e)| e).run_err(&what)?;
+    Ok(path)
+}
+
+fn fresh_copy(base: &Path, work: &Path) -> Result<PathBuf> {
+    let db = work.join(DB);
+    for suffix in ["", "-journal", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let _ = std::fs::remove_file(work.join(ACKS));
+    std::fs::copy(base, &db).run_err(format!("copying {}", base.display()))?;
+    Ok(db)
+}
+
+fn transaction(conn: &Connection, txn: u64, rows: u64) -> rusqlite::Result<()> {
+    conn.execute_batch("BEGIN")?;
+    let body = (|| {
+        for part in 0..rows {
+            conn.execute(
+                "INSERT INTO log VALUES (?1, ?2, ?3)",
+                params![txn as i64, part as i64, payload(txn, part)],
+            )?;
+        }
+        conn.execute("UPDATE counter SET value = ?1 WHERE id = 1", [txn as i64])?;
+        conn.execute_batch("COMMIT")
+    })();
+    if body.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    body
+}
+
+/// What happened before the power failed.
+struct Before {
+    events: u64,
+    in_flight: Option<u64>,
+}
+
+/// Run the workload through `disk` until it ends or the power fails, logging acknowledgements.
+fn run_until_failure(
+    db: &Path,
+    work: &Path,
+    disk: &Disk,
+    cfg: &Config,
+    plan: &Plan,
+) -> Result<Before> {
+    let what = "the durability workload";
+    let mut acks = std::fs::File::create(work.join(ACKS)).run_err(what)?;
+    let mut in_flight = None;
+    {
+        let conn = Connection::open_with_flags_and_vfs(
+            db,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            disk.vfs_name(),
+        )
+        .run_err(what)?;
+        let setup = conn
+            .query_row(
+                &format!("PRAGMA journal_mode={}", cfg.journal_mode),
+                [],
+                |_| Ok(()),
+            )
+            .and_then(|()| conn.execute_batch(&format!("PRAGMA synchronous={}", cfg.synchronous)));
+        if setup.is_ok() {
+            for txn in 1..=plan.txns {
+                match transaction(&conn, txn, u64::from(plan.rows_per_txn)) {
+                    Ok(()) => writeln!(acks, "{txn}").run_err(what)?,
+                    Err(_) => {
+                        in_flight = Some(txn);
+                        break;
+                    }
+                }
+            }
+        }
+        // Closing checkpoints a WAL; if the power fails there, so be it.
+        let _ = conn.close();
+    }
+    acks.sync_data().run_err(what)?;
+    Ok(Before {
+        events: disk.events(),
+        in_flight,
+    })
+}
+
+/// I/O events of the whole workload when the power never fails.
+pub fn count_events(base: &Path, work: &Path, cfg: &Config, plan: &Plan) -> Result<u64> {
+    let db = fresh_copy(base, work)?;
+    let disk = Disk::new(u64::MAX).ok_or_else(|| Error::failed("SQLite has no default VFS"))?;
+    Ok(run_until_failure(&db, work, &disk, cfg, plan)?.events)
+}
+
+/// Transactions per second of the workload on the real device (real syncs).
+pub fn speed(base: &Path, work: &Path, cfg: &Config, plan: &Plan) -> Result<f64> {
+    let db = fresh_copy(base, work)?;
+    let what = "timing the durability workload";
+    let conn = Connection::open(&db).run_err(what)?;
+    conn.query_row(
+        &format!("PRAGMA journal_mode={}", cfg.journal_mode),
+        [],
+        |_| Ok(()),
+    )
+    .run_err(what)?;
+    conn.execute_batch(&format!("PRAGMA synchronous={}", cfg.synchronous))
+        .run_err(what)?;
+    let t0 = mono_ns();
+    for txn in 1..=plan.txns {
+        transaction(&conn, txn, u64::from(plan.rows_per_txn)).run_err(what)?;
+    }
+    let ns = (mono_ns() - t0).max(1);
+    Ok(plan.txns as f64 * 1e9 / ns as f64)
+}
+
+/// Fail the power at I/O event `point`, recover, check.
+pub fn crash_at(
+    base: &Path,
+    work: &Path,
+    cfg: &Config,
+    plan: &Plan,
+    point: u64,
+) -> Result<PointResult> {
+    let db = fresh_copy(base, work)?;
+    let disk = Disk::new(point).ok_or_else(|| Error::failed("SQLite has no default VFS"))?;
+    let before = run_until_failure(&db, work, &disk, cfg, plan)?;
+    let mut rng = Rng::derive(plan.seed, &format!("power-failure-{point}"));
+    let mut keep = || rng.below(2) == 1;
+    disk.power_fail(if plan.torn { Some(&mut keep) } else { None })
+        .run_err("applying the power failure")?;
+    drop(disk);
+    let acked = read_acks(&work.join(ACKS))?;
+    let mut r = PointResult {
+        point,
+        acknowledged: acked,
+        in_flight: before.in_flight,
+        ..PointResult::default()
+    };
+    check(&db, u64::from(plan.rows_per_txn), &mut r);
+    Ok(r)
+}
+
+fn read_acks(path: &Path) -> Result<u64> {
+    let text = std::fs::read_to_string(path).run_err("reading the acknowledgement log")?;
+    Ok(text
+        .lines()
+        .filter_map(|l| l.parse().ok())
+        .max()
+        .unwrap_or(0))
+}
+
+/// Each transaction's rows present: (part, payload).
+type ByTxn = BTreeMap<u64, Vec<(u64, Vec<u8>)>>;
+
+/// Recover with SQLite's default VFS and check the database against the acknowledgements.
+fn check(db: &Path, rows_per_txn: u64, r: &mut PointResult) {
+    let t0 = mono_ns();
+    let opened = Connection::open(db).and_then(|c| {
+        c.query_row("SELECT count(*) FROM log", [], |row| row.get::<_, i64>(0))?;
+        Ok(c)
+    });
+    r.recovery_ns = mono_ns() - t0;
+    let conn = match opened {
+        Ok(c) => c,
+        Err(e) => {
+            r.integrity = Some(format!("recovery failed: {e}"));
+            return;
+        }
+    };
+    match integrity(&conn) {
+        Ok(None) => {}
+        Ok(Some(problem)) | Err(problem) => r.integrity = Some(problem),
+    }
+    let rows = (|| -> rusqlite::Result<ByTxn> {
+        let mut stmt = conn.prepare("SELECT txn, part, payload FROM log ORDER BY txn, part")?;
+        let mut by_txn = ByTxn::new();
+        let mut q = stmt.query([])?;
+        while let Some(row) = q.next()? {
+            let txn = row.get::<_, i64>(0)? as u64;
+            by_txn
+                .entry(txn)
+                .or_default()
+                .push((row.get::<_, i64>(1)? as u64, row.get(2)?));
+        }
+        Ok(by_txn)
+    })();
+    let by_txn = match rows {
+        Ok(m) => m,
+        Err(e) => {
+            r.integrity.get_or_insert(format!("reading the data: {e}"));
+            return;
+        }
+    };
+    let rows_per = |txn: u64| if txn == 0 { PRELOAD } else { rows_per_txn };
+    let whole = |txn: u64, parts: &[(u64, Vec<u8>)]| {
+        parts.len() as u64 == rows_per(txn)
+            && parts
+                .iter()
+                .enumerate()
+                .all(|(i, (p, data))| *p == i as u64 && *data == payload(txn, *p))
+    };
+    let limit = r.in_flight.unwrap_or(0).max(r.acknowledged);
+    for txn in 0..=r.acknowledged {
+        if !by_txn.get(&txn).is_some_and(|p| whole(txn, p)) {
+            r.lost += 1;
+        }
+    }
+    for (txn, parts) in &by_txn {
+        if *txn > limit {
+            r.phantom += 1;
+        } else if !whole(*txn, parts) && *txn > r.acknowledged {
+            r.partial += 1;
+        }
+    }
+    let newest = by_txn.keys().next_back().copied().unwrap_or(0);
+    match conn.query_row("SELECT value FROM counter WHERE id = 1", [], |row| {
+        row.get::<_, i64>(0)
+    }) {
+        Ok(v) if v as u64 == newest => {}
+        Ok(v) => r.inconsistent = Some(format!("counter is {v}, newest transaction {newest}")),
+        Err(e) => r.inconsistent = Some(format!("counter unreadable: {e}")),
+    }
+}
+
+/// `PRAGMA integrity_check`: `None` when it says ok, else its first complaint.
+fn integrity(conn: &Connection) -> std::result::Result<Option<String>, String> {
+    let mut stmt = conn
+        .prepare("PRAGMA integrity_check")
+        .map_err(|e| format!("integrity_check: {e}"))?;
+    let lines: Vec<String> = stmt
+        .query_map([], |row| row.get(0))
+        .and_then(|rows| rows.collect())
+        .map_err(|e| format!("integrity_check: {e}"))?;
+    Ok(match lines.as_slice() {
+        [ok] if ok == "ok" => None,
+        _ => Some(lines.first().cloned().unwrap_or_default()),
+    })
+}
