@@ -4,7 +4,11 @@
 //! With `FULL` (DELETE and WAL) and `NORMAL` in DELETE mode, no crash point loses an
 //! acknowledged commit, leaves a transaction in part or corrupts the file. WAL with `NORMAL`
 //! syncs the WAL only at checkpoints: it may lose the newest commits but never corrupts. The
-//! crash points and their results are the same for the same seed.
+//! crash points and their results are the same for the same seed. With torn writes (a random
+//! half of the unsynced sectors survive), `OFF` corrupts the file and `FULL` still loses
+//! nothing. The command prints the table and refuses bad flags with one line and exit 2.
+
+mod common;
 
 use pocketbench::durability::{self, sqlite::Config, Plan};
 
@@ -102,4 +106,136 @@ fn a_crash_point_replays_exactly() {
     a.recovery_ns = 0;
     b.recovery_ns = 0;
     assert_eq!(a, b);
+}
+
+#[test]
+fn torn_writes_corrupt_an_unsynced_database_and_full_survives_them() {
+    let torn = Plan {
+        torn: true,
+        ..plan(10_000)
+    };
+    let off = run("delete", "off", &torn);
+    assert!(off.integrity_failures > 0, "{off:?}");
+    assert!(off
+        .first_finding
+        .as_deref()
+        .unwrap()
+        .contains("integrity: "));
+    for mode in ["delete", "wal"] {
+        let full = run(mode, "full", &torn);
+        assert_eq!(full.crashes, full.events);
+        assert_eq!(
+            (
+                full.acknowledged_lost,
+                full.integrity_failures,
+                full.atomicity_violations
+            ),
+            (0, 0, 0),
+            "{mode}: {:?}",
+            full.first_finding
+        );
+    }
+}
+
+#[test]
+fn the_command_prints_speed_and_safety_side_by_side() {
+    let sb = common::Sandbox::new();
+    let out = sb
+        .pb([
+            "durability",
+            "--txns",
+            "8",
+            "--crashes",
+            "40",
+            "--config",
+            "journal_mode=wal",
+            "--config",
+            "synchronous=off,full",
+            "-q",
+            "--dir",
+            ".",
+        ])
+        .expect_ok();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "durability: sqlite, 8 transactions of 3 rows, seed 1"
+    );
+    let row = |sync: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with("wal") && l.split_whitespace().nth(1) == Some(sync))
+            .unwrap_or_else(|| panic!("no row for {sync}: {}", out.stdout))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    // journal_mode synchronous txns/s events crashes losing lost (max) integrity atomicity
+    let (off, full) = (row("off"), row("full"));
+    assert!(off[2].parse::<f64>().unwrap() > 0.0);
+    assert_ne!(off[5], "0", "synchronous=off loses commits: {}", out.stdout);
+    assert_eq!(&full[5..9], ["0", "0", "(0)", "0"], "{}", out.stdout);
+    assert!(out.stdout.contains("journal_mode=wal synchronous=off: "));
+    // Nothing left behind in the scratch directory.
+    let left: Vec<_> = std::fs::read_dir(sb.path("."))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+
+    let json = sb
+        .pb([
+            "durability",
+            "--txns",
+            "5",
+            "--crashes",
+            "10",
+            "--json",
+            "--no-speed",
+            "--config",
+            "journal_mode=delete",
+            "--config",
+            "synchronous=full",
+        ])
+        .expect_ok()
+        .json();
+    let c = &json["configurations"][0];
+    assert_eq!(
+        c["config"][0],
+        serde_json::json!(["journal_mode", "delete"])
+    );
+    assert_eq!(c["crashes"], 10);
+    assert_eq!(c["acknowledged_lost"], 0);
+    assert!(c["txns_per_s"].is_null());
+}
+
+#[test]
+fn bad_durability_flags_are_one_line_and_exit_2() {
+    let sb = common::Sandbox::new();
+    sb.expect_refused(&[
+        (
+            "durability --config journal_mode=memory",
+            "--config journal_mode: \"memory\" is not one of",
+        ),
+        (
+            "durability --config synchronous=sometimes",
+            "--config synchronous",
+        ),
+        ("durability --config page_size=4096", "unknown key"),
+        ("durability --config wal", "expected KEY=VALUE"),
+        ("durability --crashes 0", "--crashes 0: must be 1 to 100000"),
+        ("durability --txns 10001", "--txns 10001"),
+        ("durability --rows-per-txn 0", "--rows-per-txn 0"),
+        (
+            "durability --replay-crash 7",
+            "--replay-crash \"7\": expected SEED:POINT",
+        ),
+        ("durability --replay-crash 7:0", "--replay-crash \"7:0\""),
+        ("durability --engine lmdb", "--engine"),
+        (
+            "durability --dir /no/such/dir",
+            "--dir \"/no/such/dir\": not a directory",
+        ),
+    ]);
 }

@@ -4,9 +4,9 @@
 
 use super::{
     compare::CompareArgs, completions::CompletionsArgs, device::DeviceCommand,
-    diagnose::DiagnoseArgs, doctor::DoctorArgs, energy::EnergyCommand, engines::EnginesArgs,
-    flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs, report::ReportArgs,
-    results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
+    diagnose::DiagnoseArgs, doctor::DoctorArgs, durability::DurabilityArgs, energy::EnergyCommand,
+    engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs,
+    report::ReportArgs, results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
 };
 use crate::run::args::RunArgs;
 use clap::{Parser, Subcommand};
@@ -85,6 +85,12 @@ pub enum Command {
     /// Flash micro-benchmark: INSERT/SELECT/JOIN/UPDATE per record size and request count,
     /// timed per request, with modelled NAND flash reads, programs and erases.
     Flashbench(FlashbenchArgs),
+    /// Which configurations lose acknowledged commits when the power fails: the workload is
+    /// cut at I/O events, the database recovered and checked; speed and safety side by side.
+    #[command(
+        after_help = "Examples:\n  pocketbench durability\n  pocketbench durability --config journal_mode=wal --config synchronous=normal,full --crashes 500\n  pocketbench durability --torn --json\n  pocketbench durability --config journal_mode=delete --config synchronous=off --replay-crash 1:37\n\nThe model and its limits: docs/durability.md"
+    )]
+    Durability(DurabilityArgs),
     /// Storage micro-benchmarks (AndroBench/Mobibench style): sequential and random file I/O
     /// by sync mode and thread count, SQLite transactions per second, calibration table.
     Storage(StorageArgs),

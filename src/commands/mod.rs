@@ -8,6 +8,7 @@ pub mod completions;
 pub mod device;
 pub mod diagnose;
 pub mod doctor;
+pub mod durability;
 pub mod energy;
 pub mod engines;
 pub mod flash;

@@ -40,13 +40,14 @@ pub struct PointResult {
     pub acknowledged: u64,
     /// The transaction whose COMMIT had not returned.
     pub in_flight: Option<u64>,
-    /// Acknowledged transactions (and the preloaded one) missing or incomplete after recovery.
+    /// Acknowledged transactions missing or incomplete after recovery.
     pub lost: u64,
     /// Unacknowledged transactions present in part.
     pub partial: u64,
     /// Transactions present that were never attempted.
     pub phantom: u64,
-    /// `PRAGMA integrity_check`'s complaint, or why recovery failed.
+    /// `PRAGMA integrity_check`'s complaint, why recovery failed, or the rows present before
+    /// the workload damaged.
     pub integrity: Option<String>,
     /// The counter row disagreeing with the rows.
     pub inconsistent: Option<String>,
@@ -70,8 +71,7 @@ impl PointResult {
         if self.lost > 0 {
             what.push(format!(
                 "{} of {} acknowledged commits lost",
-                self.lost,
-                self.acknowledged + 1
+                self.lost, self.acknowledged
             ));
         }
         if self.partial > 0 {

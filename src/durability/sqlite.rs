@@ -265,10 +265,13 @@ fn check(db: &Path, rows_per_txn: u64, r: &mut PointResult) {
                 .all(|(i, (p, data))| *p == i as u64 && *data == payload(txn, *p))
     };
     let limit = r.in_flight.unwrap_or(0).max(r.acknowledged);
-    for txn in 0..=r.acknowledged {
+    for txn in 1..=r.acknowledged {
         if !by_txn.get(&txn).is_some_and(|p| whole(txn, p)) {
             r.lost += 1;
         }
+    }
+    if !by_txn.get(&0).is_some_and(|p| whole(0, p)) && r.integrity.is_none() {
+        r.integrity = Some("the rows present before the workload are damaged".into());
     }
     for (txn, parts) in &by_txn {
         if *txn > limit {
