@@ -140,6 +140,7 @@ fn torn_writes_corrupt_an_unsynced_database_and_full_survives_them() {
 #[test]
 fn the_command_prints_speed_and_safety_side_by_side() {
     let sb = common::Sandbox::new();
+    std::fs::create_dir(sb.path("scratch")).unwrap();
     let out = sb
         .pb([
             "durability",
@@ -153,13 +154,13 @@ fn the_command_prints_speed_and_safety_side_by_side() {
             "synchronous=off,full",
             "-q",
             "--dir",
-            ".",
+            "scratch",
         ])
         .expect_ok();
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "durability: sqlite, 8 transactions of 3 rows, seed 1"
+        "durability: sqlite, 8 transactions of 3 rows, seed 1 (stored as #1)"
     );
     let row = |sync: &str| {
         lines
@@ -177,7 +178,7 @@ fn the_command_prints_speed_and_safety_side_by_side() {
     assert_eq!(&full[5..9], ["0", "0", "(0)", "0"], "{}", out.stdout);
     assert!(out.stdout.contains("journal_mode=wal synchronous=off: "));
     // Nothing left behind in the scratch directory.
-    let left: Vec<_> = std::fs::read_dir(sb.path("."))
+    let left: Vec<_> = std::fs::read_dir(sb.path("scratch"))
         .unwrap()
         .flatten()
         .map(|e| e.file_name())
@@ -208,6 +209,15 @@ fn the_command_prints_speed_and_safety_side_by_side() {
     assert_eq!(c["crashes"], 10);
     assert_eq!(c["acknowledged_lost"], 0);
     assert!(c["txns_per_s"].is_null());
+    assert_eq!(json["id"], 2);
+
+    // Stored: `results show` and `--show` print it again, `results list` lists it.
+    let shown = sb.pb(["results", "show", "1"]).expect_ok();
+    assert_eq!(shown.stdout, out.stdout);
+    let again = sb.pb(["durability", "--show", "1"]).expect_ok();
+    assert_eq!(again.stdout, out.stdout);
+    let list = sb.pb(["results", "list"]).expect_ok();
+    assert!(list.stdout.contains("durability"), "{}", list.stdout);
 }
 
 #[test]

@@ -11,7 +11,8 @@ use crate::output::units::parse_size;
 use crate::results::{store::Store, suites};
 use crate::workload::rng::Rng;
 
-/// The terminal rendering of stored suite run `id` of kind `kind` (`storage`, `flashbench`).
+/// The terminal rendering of stored suite run `id` of kind `kind` (`storage`, `flashbench`,
+/// `durability`).
 pub fn render_stored(store: &mut Store, id: i64, kind: &str) -> Result<String> {
     match kind {
         "storage" => {
@@ -24,6 +25,12 @@ pub fn render_stored(store: &mut Store, id: i64, kind: &str) -> Result<String> {
                 suites::load_as(store, kind, Some(id))?;
             r.id = id;
             Ok(flashbench::report::render(&r))
+        }
+        crate::durability::SUITE => {
+            let (id, mut r): (_, crate::durability::DurabilityRun) =
+                suites::load_as(store, kind, Some(id))?;
+            r.id = id;
+            Ok(crate::durability::report::render(&r))
         }
         other => Err(Error::failed(format!(
             "results store: result {id} is of an unknown kind '{}'",

@@ -1,10 +1,10 @@
 //! `pocketbench durability`: run the power-loss simulation for every requested configuration
-//! and print speed and safety side by side (or JSON).
+//! and print speed and safety side by side (or JSON); store it; `--show` prints a stored one.
 
-use crate::durability::{self, sqlite::Config, ConfigReport, Plan};
+use crate::durability::{self, report, sqlite::Config, DurabilityRun, Plan, SUITE};
 use crate::error::{Error, Result};
 use crate::limits::escape;
-use crate::output::units::ns;
+use crate::results::{store::Store, suites};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -58,6 +58,12 @@ pub struct DurabilityArgs {
     /// Scratch directory on the storage to time (default: the system's temporary directory).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Results store.
+    #[arg(long, default_value = "pocketbench.db")]
+    pub results: PathBuf,
+    /// Print a stored run (the latest without ID) instead of running.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "0")]
+    pub show: Option<i64>,
     #[arg(long)]
     pub json: bool,
     /// No progress on stderr.
@@ -152,6 +158,32 @@ fn plan(a: &DurabilityArgs) -> Result<Plan> {
 }
 
 pub fn main(a: &DurabilityArgs) -> Result<i32> {
+    crate::output::progress::set_quiet(a.quiet || a.json);
+    let mut run = if let Some(id) = a.show {
+        if !a.results.is_file() {
+            return Err(Error::input(format!(
+                "--results {}: no results store there",
+                escape(&a.results.display().to_string())
+            )));
+        }
+        let mut store = Store::open(&a.results)?;
+        let (id, mut r): (_, DurabilityRun) =
+            suites::load_as(&mut store, SUITE, (id > 0).then_some(id))?;
+        r.id = id;
+        r
+    } else {
+        measure(a)?
+    };
+    if a.json {
+        super::print_json(&run)?;
+    } else {
+        print!("{}", report::render(&run));
+    }
+    Ok(0)
+}
+
+/// Run every configuration and store the run (the store is opened before anything runs).
+fn measure(a: &DurabilityArgs) -> Result<DurabilityRun> {
     let DurabilityEngine::Sqlite = a.engine;
     let configs = configs(&a.config)?;
     let plan = plan(a)?;
@@ -162,117 +194,36 @@ pub fn main(a: &DurabilityArgs) -> Result<i32> {
             escape(&parent.display().to_string())
         )));
     }
-    crate::output::progress::set_quiet(a.quiet || a.json);
-    let mut reports = Vec::new();
+    let mut store = Store::open(&a.results)?;
+    let mut run = DurabilityRun {
+        id: 0,
+        created_at: crate::platform::clock::utc_now(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        engine: "sqlite".into(),
+        txns: plan.txns,
+        rows_per_txn: plan.rows_per_txn,
+        seed: plan.seed,
+        torn: plan.torn,
+        replay: plan.replay,
+        configurations: Vec::new(),
+    };
     for cfg in &configs {
         let scratch = tempfile::Builder::new()
             .prefix("pocketbench-durability-")
             .tempdir_in(&parent)
             .map_err(|e| Error::failed(format!("{}: {e}", parent.display())))?;
         crate::output::progress::phase(&format!(
-            "journal_mode={} synchronous={}",
+            "durability: journal_mode={} synchronous={}",
             cfg.journal_mode, cfg.synchronous
         ));
-        reports.push(durability::run_sqlite(
+        run.configurations.push(durability::run_sqlite(
             scratch.path(),
             cfg,
             &plan,
             |_, _| {},
         )?);
     }
-    if a.json {
-        super::print_json(&serde_json::json!({
-            "engine": "sqlite",
-            "txns": plan.txns,
-            "rows_per_txn": plan.rows_per_txn,
-            "seed": plan.seed,
-            "torn": plan.torn,
-            "configurations": reports,
-        }))?;
-    } else {
-        print!("{}", text(&reports, &plan));
-    }
-    Ok(0)
-}
-
-/// The table: one row per configuration, speed beside safety; then the first finding of each.
-pub fn text(reports: &[ConfigReport], plan: &Plan) -> String {
-    use std::fmt::Write as _;
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "durability: sqlite, {} transactions of {} rows, seed {}",
-        plan.txns, plan.rows_per_txn, plan.seed
-    );
-    if let Some(r) = reports.first() {
-        let _ = writeln!(o, "model: {}", r.model);
-    }
-    let _ = writeln!(
-        o,
-        "\n{:<13}{:<12}{:>9}{:>8}{:>9}{:>8}{:>11}{:>11}{:>11}  recovery p50 / max",
-        "journal_mode",
-        "synchronous",
-        "txns/s",
-        "events",
-        "crashes",
-        "losing",
-        "lost (max)",
-        "integrity",
-        "atomicity"
-    );
-    for r in reports {
-        let get = |k: &str| {
-            r.config
-                .iter()
-                .find(|(key, _)| key == k)
-                .map_or("", |(_, v)| v.as_str())
-                .to_string()
-        };
-        let _ = writeln!(
-            o,
-            "{:<13}{:<12}{:>9}{:>8}{:>9}{:>8}{:>11}{:>11}{:>11}  {} / {}",
-            get("journal_mode"),
-            get("synchronous"),
-            r.txns_per_s.map_or("-".into(), |t| format!("{t:.0}")),
-            r.events,
-            r.crashes,
-            r.crashes_losing_commits,
-            format!("{} ({})", r.acknowledged_lost, r.most_lost_at_once),
-            r.integrity_failures,
-            r.atomicity_violations,
-            ns(r.recovery_p50_ns),
-            ns(r.recovery_max_ns)
-        );
-    }
-    let findings: Vec<String> = reports
-        .iter()
-        .filter_map(|r| {
-            let f = r.first_finding.as_ref()?;
-            let cfg: Vec<String> = r.config.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            Some(format!("  {}: {f}", cfg.join(" ")))
-        })
-        .collect();
-    if findings.is_empty() {
-        let _ = writeln!(
-            o,
-            "\nno configuration lost an acknowledged commit or its integrity"
-        );
-    } else {
-        let _ = writeln!(o, "\nfirst finding per configuration:");
-        for f in findings {
-            let _ = writeln!(o, "{f}");
-        }
-    }
-    if plan.replay.is_some() {
-        for r in reports {
-            for p in &r.findings {
-                let _ = writeln!(
-                    o,
-                    "\n{}",
-                    serde_json::to_string_pretty(p).unwrap_or_default()
-                );
-            }
-        }
-    }
-    o
+    let v = serde_json::to_value(&run).map_err(|e| Error::failed(e.to_string()))?;
+    run.id = suites::save(&mut store, SUITE, &run.created_at, &v, &[])?;
+    Ok(run)
 }

@@ -7,11 +7,12 @@
 //! real device (real syncs), so speed and safety sit side by side.
 
 pub mod crash_vfs;
+pub mod report;
 pub mod sqlite;
 
 use crate::error::Result;
 use crate::workload::rng::Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// What to run for every configuration.
@@ -32,7 +33,7 @@ pub struct Plan {
 }
 
 /// One simulated power failure and what recovery found.
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct PointResult {
     /// The I/O event at which the power failed (1 = the first write, truncate, sync or delete).
     pub point: u64,
@@ -98,7 +99,7 @@ impl PointResult {
 }
 
 /// Everything found for one configuration.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ConfigReport {
     pub engine: String,
     pub config: Vec<(String, String)>,
@@ -123,6 +124,28 @@ pub struct ConfigReport {
     /// Every crash point that found something (all of them with `--replay-crash`).
     pub findings: Vec<PointResult>,
 }
+
+/// A whole `durability` run as stored (results store kind `durability`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DurabilityRun {
+    /// Id in the results store (0 until stored).
+    #[serde(default)]
+    pub id: i64,
+    pub created_at: String,
+    pub tool_version: String,
+    pub engine: String,
+    pub txns: u64,
+    pub rows_per_txn: u32,
+    pub seed: u64,
+    pub torn: bool,
+    /// The crash point replayed, if this was a replay.
+    #[serde(default)]
+    pub replay: Option<u64>,
+    pub configurations: Vec<ConfigReport>,
+}
+
+/// The results store's kind for durability runs.
+pub const SUITE: &str = "durability";
 
 /// The crash points for a workload of `events` I/O events.
 pub fn points(events: u64, plan: &Plan) -> Vec<u64> {

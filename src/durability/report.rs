@@ -1,0 +1,97 @@
+//! The terminal rendering of a durability run: one row per configuration with its speed beside
+//! its safety, then each configuration's first finding with the flag that replays it (and,
+//! for a replay, everything the crash point found).
+
+use super::DurabilityRun;
+use crate::output::units::ns;
+use std::fmt::Write as _;
+
+/// The table: one row per configuration, speed beside safety; then the first finding of each.
+pub fn render(run: &DurabilityRun) -> String {
+    let reports = &run.configurations;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "durability: {}, {} transactions of {} rows, seed {}{}",
+        run.engine,
+        run.txns,
+        run.rows_per_txn,
+        run.seed,
+        if run.id > 0 {
+            format!(" (stored as #{})", run.id)
+        } else {
+            String::new()
+        }
+    );
+    if let Some(r) = reports.first() {
+        let _ = writeln!(o, "model: {}", r.model);
+    }
+    let _ = writeln!(
+        o,
+        "\n{:<13}{:<12}{:>9}{:>8}{:>9}{:>8}{:>11}{:>11}{:>11}  recovery p50 / max",
+        "journal_mode",
+        "synchronous",
+        "txns/s",
+        "events",
+        "crashes",
+        "losing",
+        "lost (max)",
+        "integrity",
+        "atomicity"
+    );
+    for r in reports {
+        let get = |k: &str| {
+            r.config
+                .iter()
+                .find(|(key, _)| key == k)
+                .map_or("", |(_, v)| v.as_str())
+                .to_string()
+        };
+        let _ = writeln!(
+            o,
+            "{:<13}{:<12}{:>9}{:>8}{:>9}{:>8}{:>11}{:>11}{:>11}  {} / {}",
+            get("journal_mode"),
+            get("synchronous"),
+            r.txns_per_s.map_or("-".into(), |t| format!("{t:.0}")),
+            r.events,
+            r.crashes,
+            r.crashes_losing_commits,
+            format!("{} ({})", r.acknowledged_lost, r.most_lost_at_once),
+            r.integrity_failures,
+            r.atomicity_violations,
+            ns(r.recovery_p50_ns),
+            ns(r.recovery_max_ns)
+        );
+    }
+    let findings: Vec<String> = reports
+        .iter()
+        .filter_map(|r| {
+            let f = r.first_finding.as_ref()?;
+            let cfg: Vec<String> = r.config.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            Some(format!("  {}: {f}", cfg.join(" ")))
+        })
+        .collect();
+    if findings.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nno configuration lost an acknowledged commit or its integrity"
+        );
+    } else {
+        let _ = writeln!(o, "\nfirst finding per configuration:");
+        for f in findings {
+            let _ = writeln!(o, "{f}");
+        }
+    }
+    if run.replay.is_some() {
+        for r in reports {
+            for p in &r.findings {
+                let _ = writeln!(
+                    o,
+                    "\n{}",
+                    serde_json::to_string_pretty(p).unwrap_or_default()
+                );
+            }
+        }
+    }
+    o
+}
