@@ -159,7 +159,7 @@ fn plan(a: &DurabilityArgs) -> Result<Plan> {
 
 pub fn main(a: &DurabilityArgs) -> Result<i32> {
     crate::output::progress::set_quiet(a.quiet || a.json);
-    let mut run = if let Some(id) = a.show {
+    let run = if let Some(id) = a.show {
         if !a.results.is_file() {
             return Err(Error::input(format!(
                 "--results {}: no results store there",
