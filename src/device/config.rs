@@ -123,9 +123,8 @@ mod tests {
             (pi.host.as_str(), pi.port, pi.dir.as_deref()),
             ("pi@raspberrypi.local", Some(2222), Some("/home/pi/pb"))
         );
-        assert!(parse("[ssh.pi]\nhost = \"-oProxyCommand=evil\"\n")
-            .unwrap_err()
-            .contains("ssh.pi.host"));
+        let e = parse("[ssh.pi]\nhost = \"-oProxyCommand=evil\"\n").unwrap_err();
+        assert!(e.starts_with("ssh.\"pi\".host \"-oProxyCommand=evil\": "), "{e}");
         assert!(parse("[ssh.pi]\nhots = \"x\"\n")
             .unwrap_err()
             .contains("hots"));
