@@ -43,6 +43,7 @@ pub struct DurabilityArgs {
     /// Rows each transaction inserts (at most 1 000).
     #[arg(long, default_value_t = 3)]
     pub rows_per_txn: u32,
+    /// Seed of the crash points and, with --torn, of the sectors that survive.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Torn writes: a random half of the unsynced 512-byte sectors survive the failure
@@ -64,6 +65,7 @@ pub struct DurabilityArgs {
     /// Print a stored run (the latest without ID) instead of running.
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "0")]
     pub show: Option<i64>,
+    /// Print the output as JSON instead of text.
     #[arg(long)]
     pub json: bool,
     /// No progress on stderr.

@@ -18,33 +18,18 @@
 //! One [`Disk`] per simulated device, registered under its own VFS name, so concurrent
 //! simulations (tests run in threads) never share state.
 
+use super::volatile::{Change, Volatile};
 use crate::engine::sqlite::passthrough::{self, Wrapped};
 use rusqlite::ffi;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-
-/// Sector size of the torn-write model.
-pub const SECTOR: usize = 512;
-
-enum Change {
-    Write { off: u64, data: Vec<u8> },
-    Truncate(u64),
-}
-
-#[derive(Default)]
-struct Cached {
-    changes: Vec<Change>,
-    /// Created since the simulation started and not synced since: its entry is volatile.
-    created: bool,
-}
 
 /// One simulated device: the volatile cache of every file, the event counter and the crash
 /// point.
 pub struct Disk {
-    files: Mutex<HashMap<String, Cached>>,
+    files: Mutex<HashMap<String, Volatile>>,
     events: AtomicU64,
     crash_at: u64,
     vfs: *mut ffi::sqlite3_vfs,
@@ -130,7 +115,7 @@ impl Disk {
         n < self.crash_at
     }
 
-    fn cached<R>(&self, path: &str, f: impl FnOnce(&mut Cached) -> R) -> R {
+    fn cached<R>(&self, path: &str, f: impl FnOnce(&mut Volatile) -> R) -> R {
         let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
         f(files.entry(path.to_string()).or_default())
     }
@@ -142,38 +127,8 @@ impl Disk {
         let mut paths: Vec<String> = files.keys().cloned().collect();
         paths.sort();
         for path in paths {
-            let c = files.remove(&path).unwrap_or_default();
-            let Some(keep) = keep.as_deref_mut() else {
-                if c.created {
-                    let _ = std::fs::remove_file(&path);
-                }
-                continue;
-            };
-            if c.created && !keep() {
-                let _ = std::fs::remove_file(&path);
-                continue;
-            }
-            let f = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)?;
-            for change in c.changes {
-                match change {
-                    Change::Write { off, data } => {
-                        for (i, sector) in data.chunks(SECTOR).enumerate() {
-                            if keep() {
-                                f.write_all_at(sector, off + (i * SECTOR) as u64)?;
-                            }
-                        }
-                    }
-                    Change::Truncate(size) => {
-                        if keep() {
-                            f.set_len(size)?;
-                        }
-                    }
-                }
-            }
+            let v = files.remove(&path).unwrap_or_default();
+            v.power_fail(std::path::Path::new(&path), keep.as_deref_mut())?;
         }
         Ok(())
     }
@@ -289,14 +244,6 @@ unsafe fn real_size(file: *mut ffi::sqlite3_file) -> Result<u64, c_int> {
     }
 }
 
-/// The size the process sees: the real size with the cached changes applied.
-fn seen_size(real: u64, changes: &[Change]) -> u64 {
-    changes.iter().fold(real, |size, c| match c {
-        Change::Write { off, data } => size.max(off + data.len() as u64),
-        Change::Truncate(s) => *s,
-    })
-}
-
 unsafe extern "C" fn x_read(
     file: *mut ffi::sqlite3_file,
     buf: *mut c_void,
@@ -321,32 +268,9 @@ unsafe extern "C" fn x_read(
         return ffi::SQLITE_IOERR_READ;
     };
     let out = std::slice::from_raw_parts_mut(buf as *mut u8, amt.max(0) as usize);
-    let (start, end) = (off.max(0) as u64, off.max(0) as u64 + out.len() as u64);
-    let size = disk.cached(path, |c| {
-        // Replay the cached changes over what the medium returned, in order.
-        let mut size = real;
-        for change in &c.changes {
-            match change {
-                Change::Write { off: w, data } => {
-                    let (a, b) = ((*w).max(start), (*w + data.len() as u64).min(end));
-                    if a < b {
-                        out[(a - start) as usize..(b - start) as usize]
-                            .copy_from_slice(&data[(a - *w) as usize..(b - *w) as usize]);
-                    }
-                    size = size.max(*w + data.len() as u64);
-                }
-                Change::Truncate(s) => {
-                    if *s < end {
-                        out[(*s).saturating_sub(start) as usize..].fill(0);
-                    }
-                    size = *s;
-                }
-            }
-        }
-        size
-    });
-    if size < end {
-        out[size.saturating_sub(start) as usize..].fill(0);
+    let start = off.max(0) as u64;
+    let size = disk.cached(path, |v| v.overlay(real, start, out));
+    if size < start + out.len() as u64 {
         return ffi::SQLITE_IOERR_SHORT_READ;
     }
     ffi::SQLITE_OK
@@ -431,7 +355,7 @@ unsafe extern "C" fn x_file_size(file: *mut ffi::sqlite3_file, out: *mut i64) ->
         Err(rc) => return rc,
     };
     let size = match path {
-        Some(p) => disk.cached(p, |c| seen_size(real, &c.changes)),
+        Some(p) => disk.cached(p, |v| v.size(real)),
         None => real,
     };
     *out = size as i64;

@@ -9,6 +9,7 @@
 pub mod crash_vfs;
 pub mod report;
 pub mod sqlite;
+pub mod volatile;
 
 use crate::error::Result;
 use crate::workload::rng::Rng;
