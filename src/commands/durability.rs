@@ -1,7 +1,8 @@
 //! `pocketbench durability`: run the power-loss simulation for every requested configuration
 //! and print speed and safety side by side (or JSON); store it; `--show` prints a stored one.
 
-use crate::durability::{self, report, sqlite::Config, DurabilityRun, Plan, SUITE};
+use crate::durability::redb::Config as RedbConfig;
+use crate::durability::{self, report, sqlite::Config, DurabilityRun, Plan, Subject, SUITE};
 use crate::error::{Error, Result};
 use crate::limits::escape;
 use crate::results::{store::Store, suites};
@@ -13,10 +14,13 @@ use std::path::PathBuf;
 pub enum DurabilityEngine {
     /// SQLite through the crash VFS.
     Sqlite,
+    /// redb through a crash storage backend.
+    Redb,
 }
 
 const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "wal"];
 const SYNCHRONOUS: &[&str] = &["off", "normal", "full", "extra"];
+const REDB_DURABILITY: &[&str] = &["none", "eventual", "immediate", "paranoid"];
 /// Upper bounds of the sizes (docs/limits.md).
 const MAX_CRASHES: u64 = 100_000;
 const MAX_TXNS: u64 = 10_000;
@@ -24,13 +28,14 @@ const MAX_ROWS: u32 = 1_000;
 
 #[derive(Args, Debug)]
 pub struct DurabilityArgs {
-    /// The engine (SQLite: its I/O is interposed by a VFS; the other engines need a
-    /// file-system-level simulation, not built yet).
+    /// The engine: SQLite (its I/O interposed by a VFS) or redb (by a storage backend); the
+    /// other engines need a file-system-level simulation, not built yet.
     #[arg(long, value_enum, default_value = "sqlite")]
     pub engine: DurabilityEngine,
-    /// KEY=V[,V…] (repeatable): journal_mode (delete, truncate, persist, wal) and synchronous
-    /// (off, normal, full, extra); every combination is run. Default: journal_mode=delete,wal
-    /// and synchronous=off,normal,full.
+    /// KEY=V[,V…] (repeatable), every combination is run. SQLite: journal_mode (delete,
+    /// truncate, persist, wal) and synchronous (off, normal, full, extra), default
+    /// journal_mode=delete,wal and synchronous=off,normal,full. redb: durability (none,
+    /// eventual, immediate, paranoid), default all four.
     #[arg(long = "config", value_name = "KEY=V[,V…]")]
     pub config: Vec<String>,
     /// Power failures per configuration: every I/O event of the workload when it has no more,
@@ -91,8 +96,18 @@ fn values(key: &str, text: &str, allowed: &[&str]) -> Result<Vec<String>> {
 }
 
 /// The configurations to run, in order.
-fn configs(pairs: &[String]) -> Result<Vec<Config>> {
-    let (mut modes, mut syncs) = (None, None);
+fn configs(engine: DurabilityEngine, pairs: &[String]) -> Result<Vec<Box<dyn Subject>>> {
+    let keys: &[(&str, &[&str], &[&str])] = match engine {
+        DurabilityEngine::Sqlite => &[
+            ("journal_mode", JOURNAL_MODES, &["delete", "wal"]),
+            ("synchronous", SYNCHRONOUS, &["off", "normal", "full"]),
+        ],
+        DurabilityEngine::Redb => &[("durability", REDB_DURABILITY, REDB_DURABILITY)],
+    };
+    let mut chosen: Vec<Vec<String>> = keys
+        .iter()
+        .map(|(_, _, default)| default.iter().map(|v| v.to_string()).collect())
+        .collect();
     for p in pairs {
         let Some((k, v)) = p.split_once('=') else {
             return Err(Error::input(format!(
@@ -100,28 +115,40 @@ fn configs(pairs: &[String]) -> Result<Vec<Config>> {
                 escape(p)
             )));
         };
-        match k.trim() {
-            "journal_mode" => modes = Some(values("journal_mode", v, JOURNAL_MODES)?),
-            "synchronous" => syncs = Some(values("synchronous", v, SYNCHRONOUS)?),
-            other => {
-                return Err(Error::input(format!(
-                    "--config {}: unknown key (journal_mode, synchronous)",
-                    escape(other)
-                )))
-            }
-        }
+        let Some(i) = keys.iter().position(|(key, _, _)| *key == k.trim()) else {
+            let names: Vec<&str> = keys.iter().map(|(key, _, _)| *key).collect();
+            return Err(Error::input(format!(
+                "--config {}: unknown key for {} ({})",
+                escape(k),
+                engine
+                    .to_possible_value()
+                    .map_or(String::new(), |v| v.get_name().to_string()),
+                names.join(", ")
+            )));
+        };
+        chosen[i] = values(keys[i].0, v, keys[i].1)?;
     }
-    let modes = modes.unwrap_or_else(|| vec!["delete".into(), "wal".into()]);
-    let syncs = syncs.unwrap_or_else(|| vec!["off".into(), "normal".into(), "full".into()]);
-    Ok(modes
-        .iter()
-        .flat_map(|m| {
-            syncs.iter().map(move |s| Config {
-                journal_mode: m.clone(),
-                synchronous: s.clone(),
+    Ok(match engine {
+        DurabilityEngine::Sqlite => chosen[0]
+            .iter()
+            .flat_map(|m| {
+                chosen[1].iter().map(move |s| {
+                    Box::new(Config {
+                        journal_mode: m.clone(),
+                        synchronous: s.clone(),
+                    }) as Box<dyn Subject>
+                })
             })
-        })
-        .collect())
+            .collect(),
+        DurabilityEngine::Redb => chosen[0]
+            .iter()
+            .map(|d| {
+                Box::new(RedbConfig {
+                    durability: d.clone(),
+                }) as Box<dyn Subject>
+            })
+            .collect(),
+    })
 }
 
 fn bounded<T: PartialOrd + std::fmt::Display>(flag: &str, v: T, lo: T, hi: T) -> Result<T> {
@@ -186,8 +213,7 @@ pub fn main(a: &DurabilityArgs) -> Result<i32> {
 
 /// Run every configuration and store the run (the store is opened before anything runs).
 fn measure(a: &DurabilityArgs) -> Result<DurabilityRun> {
-    let DurabilityEngine::Sqlite = a.engine;
-    let configs = configs(&a.config)?;
+    let configs = configs(a.engine, &a.config)?;
     let plan = plan(a)?;
     let parent = a.dir.clone().unwrap_or_else(std::env::temp_dir);
     if !parent.is_dir() {
@@ -201,7 +227,7 @@ fn measure(a: &DurabilityArgs) -> Result<DurabilityRun> {
         id: 0,
         created_at: crate::platform::clock::utc_now(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        engine: "sqlite".into(),
+        engine: configs[0].engine().into(),
         txns: plan.txns,
         rows_per_txn: plan.rows_per_txn,
         seed: plan.seed,
@@ -214,13 +240,19 @@ fn measure(a: &DurabilityArgs) -> Result<DurabilityRun> {
             .prefix("pocketbench-durability-")
             .tempdir_in(&parent)
             .map_err(|e| Error::failed(format!("{}: {e}", parent.display())))?;
+        let named: Vec<String> = cfg
+            .config()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         crate::output::progress::phase(&format!(
-            "durability: journal_mode={} synchronous={}",
-            cfg.journal_mode, cfg.synchronous
+            "durability: {} {}",
+            cfg.engine(),
+            named.join(" ")
         ));
-        run.configurations.push(durability::run_sqlite(
+        run.configurations.push(durability::run(
             scratch.path(),
-            cfg,
+            cfg.as_ref(),
             &plan,
             |_, _| {},
         )?);

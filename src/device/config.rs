@@ -124,7 +124,10 @@ mod tests {
             ("pi@raspberrypi.local", Some(2222), Some("/home/pi/pb"))
         );
         let e = parse("[ssh.pi]\nhost = \"-oProxyCommand=evil\"\n").unwrap_err();
-        assert!(e.starts_with("ssh.\"pi\".host \"-oProxyCommand=evil\": "), "{e}");
+        assert!(
+            e.starts_with("ssh.\"pi\".host \"-oProxyCommand=evil\": "),
+            "{e}"
+        );
         assert!(parse("[ssh.pi]\nhots = \"x\"\n")
             .unwrap_err()
             .contains("hots"));

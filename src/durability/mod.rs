@@ -7,6 +7,7 @@
 //! real device (real syncs), so speed and safety sit side by side.
 
 pub mod crash_vfs;
+pub mod redb;
 pub mod report;
 pub mod sqlite;
 pub mod volatile;
@@ -14,7 +15,108 @@ pub mod volatile;
 use crate::error::Result;
 use crate::workload::rng::Rng;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
+
+/// Rows of transaction 0 in the prepared database.
+pub const PRELOAD: u64 = 64;
+
+/// Deterministic payload of one row, so a torn page that still parses is caught.
+pub fn payload(txn: u64, part: u64) -> Vec<u8> {
+    let mut rng = Rng::new(txn.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ part);
+    let len = 96 + (rng.below(160) as usize);
+    (0..len).map(|_| rng.below(256) as u8).collect()
+}
+
+/// Each transaction's rows found after recovery: (part, payload).
+pub type ByTxn = BTreeMap<u64, Vec<(u64, Vec<u8>)>>;
+
+/// An engine configuration under test: how to prepare its database, run the workload up to a
+/// power failure, recover and read back what survived.
+pub trait Subject {
+    fn engine(&self) -> &'static str;
+    fn config(&self) -> Vec<(String, String)>;
+    /// How the failure is simulated, for the output.
+    fn model(&self, torn: bool) -> String;
+    /// Create the starting database in `dir`.
+    fn prepare(&self, dir: &Path) -> Result<()>;
+    /// I/O events of the whole workload when the power never fails.
+    fn count_events(&self, dir: &Path, plan: &Plan) -> Result<u64>;
+    /// Fail the power at event `point` (`events + 1`: after the workload), recover, check.
+    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64) -> Result<PointResult>;
+    /// Transactions per second on the real device (real syncs).
+    fn speed(&self, dir: &Path, plan: &Plan) -> Result<f64>;
+}
+
+thread_local! {
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run engine code that may panic on a damaged file (redb asserts on some torn files): a panic
+/// becomes an error carrying its message, and is not printed.
+pub fn contain<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info)
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    r.map_err(|p| {
+        let text = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        format!(
+            "panicked: {}",
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        )
+    })
+}
+
+/// Judge what recovery found against the acknowledgements: `rows` read back and the counter
+/// (or why it could not be read).
+pub fn judge(
+    r: &mut PointResult,
+    rows: &ByTxn,
+    counter: std::result::Result<u64, String>,
+    rows_per_txn: u64,
+) {
+    let expected = |txn: u64| if txn == 0 { PRELOAD } else { rows_per_txn };
+    let whole = |txn: u64| {
+        rows.get(&txn).is_some_and(|parts| {
+            parts.len() as u64 == expected(txn)
+                && parts
+                    .iter()
+                    .enumerate()
+                    .all(|(i, (p, data))| *p == i as u64 && *data == payload(txn, *p))
+        })
+    };
+    r.lost = (1..=r.acknowledged).filter(|&t| !whole(t)).count() as u64;
+    if !whole(0) && r.integrity.is_none() {
+        r.integrity = Some("the rows present before the workload are damaged".into());
+    }
+    let limit = r.in_flight.unwrap_or(0).max(r.acknowledged);
+    for &txn in rows.keys() {
+        if txn > limit {
+            r.phantom += 1;
+        } else if txn > r.acknowledged && !whole(txn) {
+            r.partial += 1;
+        }
+    }
+    let newest = rows.keys().next_back().copied().unwrap_or(0);
+    match counter {
+        Ok(v) if v == newest => {}
+        Ok(v) => r.inconsistent = Some(format!("counter is {v}, newest transaction {newest}")),
+        Err(e) => r.inconsistent = Some(format!("counter unreadable: {e}")),
+    }
+}
 
 /// What to run for every configuration.
 #[derive(Clone, Debug)]
@@ -148,39 +250,41 @@ pub struct DurabilityRun {
 /// The results store's kind for durability runs.
 pub const SUITE: &str = "durability";
 
-/// The crash points for a workload of `events` I/O events.
+/// The crash points for a workload of `events` I/O events: 1..=events, and `events + 1`
+/// (after the workload, before anything more is written back).
 pub fn points(events: u64, plan: &Plan) -> Vec<u64> {
     if let Some(p) = plan.replay {
         return vec![p];
     }
-    if events <= plan.crashes {
-        return (1..=events).collect();
+    let last = events + 1;
+    if last <= plan.crashes {
+        return (1..=last).collect();
     }
     let mut rng = Rng::derive(plan.seed, "crash-points");
     let mut chosen = std::collections::BTreeSet::new();
     while (chosen.len() as u64) < plan.crashes {
-        chosen.insert(rng.range_inclusive(1, events));
+        chosen.insert(rng.range_inclusive(1, last));
     }
     chosen.into_iter().collect()
 }
 
-/// Run the plan for one SQLite configuration in `dir` (a private scratch directory).
-pub fn run_sqlite(
+/// Run the plan for one configuration in `dir` (a private scratch directory).
+pub fn run(
     dir: &Path,
-    cfg: &sqlite::Config,
+    subject: &dyn Subject,
     plan: &Plan,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<ConfigReport> {
-    let base = sqlite::prepare(dir, cfg)?;
-    let events = sqlite::count_events(&base, dir, cfg, plan)?;
+    subject.prepare(dir)?;
+    let events = subject.count_events(dir, plan)?;
     let points = points(events, plan);
     let mut results = Vec::with_capacity(points.len());
     for (i, &p) in points.iter().enumerate() {
-        results.push(sqlite::crash_at(&base, dir, cfg, plan, p)?);
+        results.push(subject.crash_at(dir, plan, p)?);
         progress(i as u64 + 1, points.len() as u64);
     }
     let txns_per_s = if plan.timed {
-        Some(sqlite::speed(&base, dir, cfg, plan)?)
+        Some(subject.speed(dir, plan)?)
     } else {
         None
     };
@@ -192,17 +296,9 @@ pub fn run_sqlite(
         .cloned()
         .collect();
     Ok(ConfigReport {
-        engine: "sqlite".into(),
-        config: vec![
-            ("journal_mode".into(), cfg.journal_mode.clone()),
-            ("synchronous".into(), cfg.synchronous.clone()),
-        ],
-        model: if plan.torn {
-            "power loss, torn: a random half of the unsynced 512-byte sectors survive (SQLite VFS)"
-        } else {
-            "power loss: every write not synced is lost, and new files not synced (SQLite VFS)"
-        }
-        .into(),
+        engine: subject.engine().into(),
+        config: subject.config(),
+        model: subject.model(plan.torn),
         events,
         crashes: results.len() as u64,
         crashes_losing_commits: results.iter().filter(|r| r.lost > 0).count() as u64,

@@ -26,11 +26,24 @@ pub fn render(run: &DurabilityRun) -> String {
     if let Some(r) = reports.first() {
         let _ = writeln!(o, "model: {}", r.model);
     }
+    let named = |r: &super::ConfigReport| {
+        r.config
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let width = reports
+        .iter()
+        .map(|r| named(r).len())
+        .max()
+        .unwrap_or(0)
+        .max(13)
+        + 2;
     let _ = writeln!(
         o,
-        "\n{:<13}{:<12}{:>9}{:>8}{:>9}{:>8}{:>11}{:>11}{:>11}  recovery p50 / max",
-        "journal_mode",
-        "synchronous",
+        "\n{:<width$}{:>9}{:>8}{:>9}{:>8}{:>11}{:>11}{:>11}  recovery p50 / max",
+        "configuration",
         "txns/s",
         "events",
         "crashes",
@@ -40,18 +53,10 @@ pub fn render(run: &DurabilityRun) -> String {
         "atomicity"
     );
     for r in reports {
-        let get = |k: &str| {
-            r.config
-                .iter()
-                .find(|(key, _)| key == k)
-                .map_or("", |(_, v)| v.as_str())
-                .to_string()
-        };
         let _ = writeln!(
             o,
-            "{:<13}{:<12}{:>9}{:>8}{:>9}{:>8}{:>11}{:>11}{:>11}  {} / {}",
-            get("journal_mode"),
-            get("synchronous"),
+            "{:<width$}{:>9}{:>8}{:>9}{:>8}{:>11}{:>11}{:>11}  {} / {}",
+            named(r),
             r.txns_per_s.map_or("-".into(), |t| format!("{t:.0}")),
             r.events,
             r.crashes,
@@ -67,8 +72,7 @@ pub fn render(run: &DurabilityRun) -> String {
         .iter()
         .filter_map(|r| {
             let f = r.first_finding.as_ref()?;
-            let cfg: Vec<String> = r.config.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            Some(format!("  {}: {f}", cfg.join(" ")))
+            Some(format!("  {}: {f}", named(r)))
         })
         .collect();
     if findings.is_empty() {

@@ -12,19 +12,18 @@
 //! simulated device, synced before the checks read it back.
 
 use super::crash_vfs::Disk;
-use super::{Plan, PointResult};
+use super::{judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::clock::mono_ns;
 use crate::workload::rng::Rng;
 use rusqlite::{params, Connection, OpenFlags};
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Rows of transaction 0 in the prepared database.
-const PRELOAD: u64 = 64;
+const BASE: &str = "base.sqlite";
 const DB: &str = "durability.sqlite";
-const ACKS: &str = "acknowledged.log";
+/// The acknowledgement log (shared with the other engines' harnesses).
+pub const ACKS: &str = "acknowledged.log";
 
 /// One SQLite configuration: `journal_mode` and `synchronous` as their pragmas take them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,17 +32,10 @@ pub struct Config {
     pub synchronous: String,
 }
 
-/// Deterministic payload of one row, so a torn page that still parses is caught.
-fn payload(txn: u64, part: u64) -> Vec<u8> {
-    let mut rng = Rng::new(txn.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ part);
-    let len = 96 + (rng.below(160) as usize);
-    (0..len).map(|_| rng.below(256) as u8).collect()
-}
-
 /// Create the starting database in `dir` (schema, transaction 0, the journal mode), synced
 /// and closed with SQLite's default VFS.
-pub fn prepare(dir: &Path, cfg: &Config) -> Result<PathBuf> {
-    let path = dir.join("base.sqlite");
+fn prepare(dir: &Path, cfg: &Config) -> Result<()> {
+    let path = dir.join(BASE);
     let what = format!("preparing {}", path.display());
     let conn = Connection::open(&path).run_err(&what)?;
     conn.query_row(
@@ -67,16 +59,17 @@ pub fn prepare(dir: &Path, cfg: &Config) -> Result<PathBuf> {
     }
     drop(stmt);
     conn.close().map_err(|(_, e)| e).run_err(&what)?;
-    Ok(path)
+    Ok(())
 }
 
-fn fresh_copy(base: &Path, work: &Path) -> Result<PathBuf> {
+fn fresh_copy(work: &Path) -> Result<PathBuf> {
+    let base = work.join(BASE);
     let db = work.join(DB);
     for suffix in ["", "-journal", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }
     let _ = std::fs::remove_file(work.join(ACKS));
-    std::fs::copy(base, &db).run_err(format!("copying {}", base.display()))?;
+    std::fs::copy(&base, &db).run_err(format!("copying {}", base.display()))?;
     Ok(db)
 }
 
@@ -150,62 +143,79 @@ fn run_until_failure(
     })
 }
 
-/// I/O events of the whole workload when the power never fails.
-pub fn count_events(base: &Path, work: &Path, cfg: &Config, plan: &Plan) -> Result<u64> {
-    let db = fresh_copy(base, work)?;
-    let disk = Disk::new(u64::MAX).ok_or_else(|| Error::failed("SQLite has no default VFS"))?;
-    Ok(run_until_failure(&db, work, &disk, cfg, plan)?.events)
-}
-
-/// Transactions per second of the workload on the real device (real syncs).
-pub fn speed(base: &Path, work: &Path, cfg: &Config, plan: &Plan) -> Result<f64> {
-    let db = fresh_copy(base, work)?;
-    let what = "timing the durability workload";
-    let conn = Connection::open(&db).run_err(what)?;
-    conn.query_row(
-        &format!("PRAGMA journal_mode={}", cfg.journal_mode),
-        [],
-        |_| Ok(()),
-    )
-    .run_err(what)?;
-    conn.execute_batch(&format!("PRAGMA synchronous={}", cfg.synchronous))
-        .run_err(what)?;
-    let t0 = mono_ns();
-    for txn in 1..=plan.txns {
-        transaction(&conn, txn, u64::from(plan.rows_per_txn)).run_err(what)?;
+impl Subject for Config {
+    fn engine(&self) -> &'static str {
+        "sqlite"
     }
-    let ns = (mono_ns() - t0).max(1);
-    Ok(plan.txns as f64 * 1e9 / ns as f64)
+
+    fn config(&self) -> Vec<(String, String)> {
+        vec![
+            ("journal_mode".into(), self.journal_mode.clone()),
+            ("synchronous".into(), self.synchronous.clone()),
+        ]
+    }
+
+    fn model(&self, torn: bool) -> String {
+        if torn {
+            "power loss, torn: a random half of the unsynced 512-byte sectors survive (SQLite VFS)"
+        } else {
+            "power loss: every write not synced is lost, and new files not synced (SQLite VFS)"
+        }
+        .into()
+    }
+
+    fn prepare(&self, dir: &Path) -> Result<()> {
+        prepare(dir, self)
+    }
+
+    fn count_events(&self, dir: &Path, plan: &Plan) -> Result<u64> {
+        let db = fresh_copy(dir)?;
+        let disk = Disk::new(u64::MAX).ok_or_else(|| Error::failed("SQLite has no default VFS"))?;
+        Ok(run_until_failure(&db, dir, &disk, self, plan)?.events)
+    }
+
+    fn speed(&self, dir: &Path, plan: &Plan) -> Result<f64> {
+        let db = fresh_copy(dir)?;
+        let what = "timing the durability workload";
+        let conn = Connection::open(&db).run_err(what)?;
+        conn.query_row(
+            &format!("PRAGMA journal_mode={}", self.journal_mode),
+            [],
+            |_| Ok(()),
+        )
+        .run_err(what)?;
+        conn.execute_batch(&format!("PRAGMA synchronous={}", self.synchronous))
+            .run_err(what)?;
+        let t0 = mono_ns();
+        for txn in 1..=plan.txns {
+            transaction(&conn, txn, u64::from(plan.rows_per_txn)).run_err(what)?;
+        }
+        let ns = (mono_ns() - t0).max(1);
+        Ok(plan.txns as f64 * 1e9 / ns as f64)
+    }
+
+    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64) -> Result<PointResult> {
+        let db = fresh_copy(dir)?;
+        let disk = Disk::new(point).ok_or_else(|| Error::failed("SQLite has no default VFS"))?;
+        let before = run_until_failure(&db, dir, &disk, self, plan)?;
+        let mut rng = Rng::derive(plan.seed, &format!("power-failure-{point}"));
+        let mut keep = || rng.below(2) == 1;
+        disk.power_fail(if plan.torn { Some(&mut keep) } else { None })
+            .run_err("applying the power failure")?;
+        drop(disk);
+        let mut r = PointResult {
+            point,
+            acknowledged: read_acks(&dir.join(ACKS))?,
+            in_flight: before.in_flight,
+            ..PointResult::default()
+        };
+        check(&db, u64::from(plan.rows_per_txn), &mut r);
+        Ok(r)
+    }
 }
 
-/// Fail the power at I/O event `point`, recover, check.
-pub fn crash_at(
-    base: &Path,
-    work: &Path,
-    cfg: &Config,
-    plan: &Plan,
-    point: u64,
-) -> Result<PointResult> {
-    let db = fresh_copy(base, work)?;
-    let disk = Disk::new(point).ok_or_else(|| Error::failed("SQLite has no default VFS"))?;
-    let before = run_until_failure(&db, work, &disk, cfg, plan)?;
-    let mut rng = Rng::derive(plan.seed, &format!("power-failure-{point}"));
-    let mut keep = || rng.below(2) == 1;
-    disk.power_fail(if plan.torn { Some(&mut keep) } else { None })
-        .run_err("applying the power failure")?;
-    drop(disk);
-    let acked = read_acks(&work.join(ACKS))?;
-    let mut r = PointResult {
-        point,
-        acknowledged: acked,
-        in_flight: before.in_flight,
-        ..PointResult::default()
-    };
-    check(&db, u64::from(plan.rows_per_txn), &mut r);
-    Ok(r)
-}
-
-fn read_acks(path: &Path) -> Result<u64> {
+/// The newest transaction in the acknowledgement log.
+pub fn read_acks(path: &Path) -> Result<u64> {
     let text = std::fs::read_to_string(path).run_err("reading the acknowledgement log")?;
     Ok(text
         .lines()
@@ -213,9 +223,6 @@ fn read_acks(path: &Path) -> Result<u64> {
         .max()
         .unwrap_or(0))
 }
-
-/// Each transaction's rows present: (part, payload).
-type ByTxn = BTreeMap<u64, Vec<(u64, Vec<u8>)>>;
 
 /// Recover with SQLite's default VFS and check the database against the acknowledgements.
 fn check(db: &Path, rows_per_txn: u64, r: &mut PointResult) {
@@ -256,38 +263,13 @@ fn check(db: &Path, rows_per_txn: u64, r: &mut PointResult) {
             return;
         }
     };
-    let rows_per = |txn: u64| if txn == 0 { PRELOAD } else { rows_per_txn };
-    let whole = |txn: u64, parts: &[(u64, Vec<u8>)]| {
-        parts.len() as u64 == rows_per(txn)
-            && parts
-                .iter()
-                .enumerate()
-                .all(|(i, (p, data))| *p == i as u64 && *data == payload(txn, *p))
-    };
-    let limit = r.in_flight.unwrap_or(0).max(r.acknowledged);
-    for txn in 1..=r.acknowledged {
-        if !by_txn.get(&txn).is_some_and(|p| whole(txn, p)) {
-            r.lost += 1;
-        }
-    }
-    if !by_txn.get(&0).is_some_and(|p| whole(0, p)) && r.integrity.is_none() {
-        r.integrity = Some("the rows present before the workload are damaged".into());
-    }
-    for (txn, parts) in &by_txn {
-        if *txn > limit {
-            r.phantom += 1;
-        } else if !whole(*txn, parts) && *txn > r.acknowledged {
-            r.partial += 1;
-        }
-    }
-    let newest = by_txn.keys().next_back().copied().unwrap_or(0);
-    match conn.query_row("SELECT value FROM counter WHERE id = 1", [], |row| {
-        row.get::<_, i64>(0)
-    }) {
-        Ok(v) if v as u64 == newest => {}
-        Ok(v) => r.inconsistent = Some(format!("counter is {v}, newest transaction {newest}")),
-        Err(e) => r.inconsistent = Some(format!("counter unreadable: {e}")),
-    }
+    let counter = conn
+        .query_row("SELECT value FROM counter WHERE id = 1", [], |row| {
+            row.get::<_, i64>(0)
+        })
+        .map(|v| v as u64)
+        .map_err(|e| e.to_string());
+    judge(r, &by_txn, counter, rows_per_txn);
 }
 
 /// `PRAGMA integrity_check`: `None` when it says ok, else its first complaint.

@@ -28,7 +28,7 @@ pub const DESCRIPTOR: EngineDescriptor = EngineDescriptor {
 };
 
 const SPECS: &[OptionSpec] = &[
-    OptionSpec { name: "durability", default: "immediate", help: "none: commit in memory only; eventual: written, not synced; immediate: synced at commit; paranoid: immediate with two-phase commit", kind: OptionKind::OneOf(&["none", "eventual", "immediate", "paranoid"]) },
+    OptionSpec { name: "durability", default: "immediate", help: "none: commit in memory only (made durable by a later durable commit); eventual: synced with a write barrier where the OS has one (macOS), a full fdatasync elsewhere; immediate: synced at commit; paranoid: immediate with two-phase commit", kind: OptionKind::OneOf(&["none", "eventual", "immediate", "paranoid"]) },
     OptionSpec { name: "cache_size", default: "1073741824", help: "bytes of redb's page cache", kind: OptionKind::Integer { min: 0, max: 1 << 40 } },
 ];
 
