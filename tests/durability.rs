@@ -258,6 +258,17 @@ fn the_command_prints_speed_and_safety_side_by_side() {
     assert_eq!(again.stdout, out.stdout);
     let list = sb.pb(["results", "list"]).expect_ok();
     assert!(list.stdout.contains("durability"), "{}", list.stdout);
+
+    // The report draws the latest run of each engine: one configuration here.
+    sb.pb(["report", "--format", "svg", "-o", "figures"])
+        .expect_ok();
+    let svg = std::fs::read_to_string(sb.path("figures/durability.svg")).unwrap();
+    assert!(svg.contains(r#"id="durability" data-points="1""#), "{svg}");
+    assert!(
+        svg.contains(">sqlite journal_mode=delete synchronous=full<"),
+        "{svg}"
+    );
+    assert!(svg.contains(">none of 10<"), "{svg}");
 }
 
 #[test]

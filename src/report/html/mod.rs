@@ -3,10 +3,11 @@
 //! summary and environment tables — no scripts, no network, nothing external.
 //!
 //! * [`svg`] — the chart kit; [`scatter`], [`bars`], [`timeline`], [`lines`], [`grid`] — the
-//!   figures of runs; [`flash`] — the flashbench figures
+//!   figures of runs; [`flash`] — the flashbench figures; [`durability`] — speed beside safety
 //! * [`page`] — the HTML page and its tables
 
 pub mod bars;
+pub mod durability;
 pub mod flash;
 pub mod grid;
 pub mod lines;
@@ -32,7 +33,8 @@ pub struct Figure {
 }
 
 /// Every figure, in report order: those of the runs (when any are selected), then the
-/// flashbench figures (when the store holds a flashbench run).
+/// flashbench figures (when the store holds a flashbench run), then the durability figure
+/// (when it holds a durability run).
 pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>> {
     let mut out = Vec::new();
     if !data.runs.is_empty() {
@@ -48,5 +50,6 @@ pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>>
     if let Some((run, stored)) = crate::bench_suites::flashbench::report::stored(store)? {
         out.extend(flash::figures(&run, stored));
     }
+    out.extend(durability::figure(store)?);
     Ok(out)
 }
