@@ -48,6 +48,23 @@ pub trait Subject {
     fn speed(&self, dir: &Path, plan: &Plan) -> Result<f64>;
 }
 
+/// Transactions per second of `txn(1..=plan.txns)`, each call one transaction.
+pub fn time_transactions(plan: &Plan, mut txn: impl FnMut(u64) -> Result<()>) -> Result<f64> {
+    let t0 = crate::platform::clock::mono_ns();
+    for i in 1..=plan.txns {
+        txn(i)?;
+    }
+    let ns = (crate::platform::clock::mono_ns() - t0).max(1);
+    Ok(plan.txns as f64 * 1e9 / ns as f64)
+}
+
+/// The torn-write choice for crash point `point`: each unsynced sector (and truncate, and new
+/// file's entry) survives with probability ½, drawn from the seed; `None` without `--torn`.
+pub fn survivor(plan: &Plan, point: u64) -> Option<impl FnMut() -> bool> {
+    let mut rng = Rng::derive(plan.seed, &format!("power-failure-{point}"));
+    plan.torn.then_some(move || rng.below(2) == 1)
+}
+
 thread_local! {
     static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }

@@ -11,7 +11,6 @@ use super::volatile::{Change, Volatile};
 use super::{judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::clock::mono_ns;
-use crate::workload::rng::Rng;
 use redb::backends::FileBackend;
 use redb::{Database, Durability, ReadableTable, StorageBackend, TableDefinition};
 use std::io::Write;
@@ -275,11 +274,10 @@ impl Subject for Config {
             };
         // Everything that held the file is gone; decide what the medium keeps.
         device.events.store(u64::MAX, Ordering::Relaxed);
-        let mut rng = Rng::derive(plan.seed, &format!("power-failure-{point}"));
-        let mut keep = || rng.below(2) == 1;
+        let mut keep = super::survivor(plan, point);
         let volatile = std::mem::take(&mut *device.volatile());
         volatile
-            .power_fail(&db, if plan.torn { Some(&mut keep) } else { None })
+            .power_fail(&db, keep.as_mut().map(|k| k as &mut dyn FnMut() -> bool))
             .run_err("applying the power failure")?;
         let mut r = PointResult {
             point,
@@ -300,13 +298,10 @@ impl Subject for Config {
         let path = fresh_copy(dir)?;
         let what = "timing the durability workload";
         let db = Database::create(&path).run_err(what)?;
-        let t0 = mono_ns();
-        for txn in 1..=plan.txns {
+        super::time_transactions(plan, |txn| {
             transaction(&db, self, txn, u64::from(plan.rows_per_txn))
-                .map_err(|e| Error::failed(format!("{what}: {e}")))?;
-        }
-        let ns = (mono_ns() - t0).max(1);
-        Ok(plan.txns as f64 * 1e9 / ns as f64)
+                .map_err(|e| Error::failed(format!("{what}: {e}")))
+        })
     }
 }
 

@@ -15,7 +15,6 @@ use super::crash_vfs::Disk;
 use super::{judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::clock::mono_ns;
-use crate::workload::rng::Rng;
 use rusqlite::{params, Connection, OpenFlags};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -186,21 +185,17 @@ impl Subject for Config {
         .run_err(what)?;
         conn.execute_batch(&format!("PRAGMA synchronous={}", self.synchronous))
             .run_err(what)?;
-        let t0 = mono_ns();
-        for txn in 1..=plan.txns {
-            transaction(&conn, txn, u64::from(plan.rows_per_txn)).run_err(what)?;
-        }
-        let ns = (mono_ns() - t0).max(1);
-        Ok(plan.txns as f64 * 1e9 / ns as f64)
+        super::time_transactions(plan, |txn| {
+            transaction(&conn, txn, u64::from(plan.rows_per_txn)).run_err(what)
+        })
     }
 
     fn crash_at(&self, dir: &Path, plan: &Plan, point: u64) -> Result<PointResult> {
         let db = fresh_copy(dir)?;
         let disk = Disk::new(point).ok_or_else(|| Error::failed("SQLite has no default VFS"))?;
         let before = run_until_failure(&db, dir, &disk, self, plan)?;
-        let mut rng = Rng::derive(plan.seed, &format!("power-failure-{point}"));
-        let mut keep = || rng.below(2) == 1;
-        disk.power_fail(if plan.torn { Some(&mut keep) } else { None })
+        let mut keep = super::survivor(plan, point);
+        disk.power_fail(keep.as_mut().map(|k| k as &mut dyn FnMut() -> bool))
             .run_err("applying the power failure")?;
         drop(disk);
         let mut r = PointResult {
