@@ -11,9 +11,13 @@ fn main() {
     // SAFETY: restoring the default disposition of SIGPIPE before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::try_parse().unwrap_or_else(|e| usage_error(e));
-    if !matches!(cli.command, Command::Replay { .. }) {
+    if !matches!(
+        cli.command,
+        Command::Replay { .. } | Command::DurabilityChild(_)
+    ) {
         // Ctrl-C and SIGTERM remove temporary files and restore what was changed (the replay
-        // child is stopped by its parent and keeps the default dispositions).
+        // and durability children are stopped by their parents and keep the default
+        // dispositions).
         platform::cpufreq::restore::install_signal_handling();
     }
     if let Err(e) = platform::args::set_sysfs_root(cli.sysfs_root.as_deref()) {
@@ -38,6 +42,7 @@ fn main() {
         Command::Device(cmd) => commands::device::main(cmd, Cli::command()),
         Command::Completions(args) => commands::completions::main(args, Cli::command()),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
+        Command::DurabilityChild(args) => commands::durability::child(args),
     };
     match outcome {
         Ok(code) => std::process::exit(code),

@@ -7,7 +7,8 @@
 //! crash points and their results are the same for the same seed. With torn writes (a random
 //! half of the unsynced sectors survive), `OFF` corrupts the file and `FULL` still loses
 //! nothing. redb (through a crash storage backend): `durability=none` loses commits, the synced
-//! levels lose none. The command prints the table and refuses bad flags with one line and exit
+//! levels lose none. LMDB killed with SIGKILL mid-run keeps every acknowledged commit under
+//! each sync option (a process crash, not a power loss). The command prints the table and refuses bad flags with one line and exit
 //! 2.
 
 mod common;
@@ -125,6 +126,63 @@ fn redb_loses_non_durable_commits_and_keeps_synced_ones() {
             r.first_finding
         );
     }
+}
+
+#[test]
+fn lmdb_killed_mid_run_keeps_every_acknowledged_commit() {
+    // A process crash leaves the page cache alone: even sync=nosync keeps every commit.
+    let sb = common::Sandbox::new();
+    let json = sb
+        .pb([
+            "durability",
+            "--engine",
+            "lmdb",
+            "--txns",
+            "10",
+            "--crashes",
+            "8",
+            "--json",
+            "--no-speed",
+            "-q",
+        ])
+        .expect_ok()
+        .json();
+    let configs = json["configurations"].as_array().unwrap();
+    let names: Vec<&str> = configs
+        .iter()
+        .map(|c| c["config"][0][1].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["full", "nometasync", "nosync"]);
+    for c in configs {
+        assert!(c["model"]
+            .as_str()
+            .unwrap()
+            .starts_with("process crash: SIGKILL"));
+        assert_eq!(c["crashes"], 8, "{c}");
+        assert_eq!(c["acknowledged_lost"], 0, "{c}");
+        assert_eq!(c["integrity_failures"], 0, "{c}");
+        assert_eq!(c["atomicity_violations"], 0, "{c}");
+    }
+    // Killed 1 µs after it started: it cannot have finished ten synced commits.
+    let one = sb
+        .pb([
+            "durability",
+            "--engine",
+            "lmdb",
+            "--txns",
+            "10",
+            "--config",
+            "sync=full",
+            "--replay-crash",
+            "1:1",
+            "--json",
+            "-q",
+        ])
+        .expect_ok()
+        .json();
+    let p = &one["configurations"][0]["findings"][0];
+    assert!(p["acknowledged"].as_u64().unwrap() < 10, "{p}");
+    assert_eq!(p["lost"], 0, "{p}");
 }
 
 #[test]
@@ -293,7 +351,7 @@ fn bad_durability_flags_are_one_line_and_exit_2() {
             "--replay-crash \"7\": expected SEED:POINT",
         ),
         ("durability --replay-crash 7:0", "--replay-crash \"7:0\""),
-        ("durability --engine lmdb", "--engine"),
+        ("durability --engine nosuch", "--engine"),
         (
             "durability --dir /no/such/dir",
             "--dir \"/no/such/dir\": not a directory",

@@ -109,4 +109,7 @@ pub enum Command {
     /// Replay process (internal: started by `run`).
     #[command(name = "__replay", hide = true)]
     Replay { spec: PathBuf },
+    /// Durability workload process (internal: started and killed by `durability`).
+    #[command(name = "__durability-child", hide = true)]
+    DurabilityChild(super::durability::ChildArgs),
 }

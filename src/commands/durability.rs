@@ -1,6 +1,7 @@
 //! `pocketbench durability`: run the power-loss simulation for every requested configuration
 //! and print speed and safety side by side (or JSON); store it; `--show` prints a stored one.
 
+use crate::durability::killed::Config as KilledConfig;
 use crate::durability::redb::Config as RedbConfig;
 use crate::durability::{self, report, sqlite::Config, DurabilityRun, Plan, Subject, SUITE};
 use crate::error::{Error, Result};
@@ -9,18 +10,64 @@ use crate::results::{store::Store, suites};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
-/// Engines whose I/O the simulation can interpose.
+/// The engines: power loss where their I/O can be interposed, a process crash elsewhere.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DurabilityEngine {
-    /// SQLite through the crash VFS.
+    /// SQLite through the crash VFS (power loss).
     Sqlite,
-    /// redb through a crash storage backend.
+    /// redb through a crash storage backend (power loss).
     Redb,
+    /// LMDB killed with SIGKILL (process crash).
+    Lmdb,
+    /// RocksDB killed with SIGKILL (process crash; builds with the rocksdb feature).
+    Rocksdb,
+    /// LevelDB killed with SIGKILL (process crash; builds with the leveldb feature).
+    Leveldb,
+}
+
+/// `__durability-child`: the workload process of the process-crash model.
+#[derive(Args, Debug)]
+pub struct ChildArgs {
+    pub engine: String,
+    pub dir: PathBuf,
+    pub acks: PathBuf,
+    pub txns: u64,
+    pub rows: u64,
+    /// Engine options KEY=VALUE.
+    pub options: Vec<String>,
+}
+
+pub fn child(a: &ChildArgs) -> Result<i32> {
+    let options = pairs(&a.options)?;
+    durability::killed::child(&a.engine, &options, &a.dir, &a.acks, a.txns, a.rows)?;
+    Ok(0)
+}
+
+fn pairs(list: &[String]) -> Result<Vec<(String, String)>> {
+    list.iter()
+        .map(|p| {
+            p.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| Error::input(format!("--config {}: expected KEY=VALUE", escape(p))))
+        })
+        .collect()
 }
 
 const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "wal"];
 const SYNCHRONOUS: &[&str] = &["off", "normal", "full", "extra"];
 const REDB_DURABILITY: &[&str] = &["none", "eventual", "immediate", "paranoid"];
+const LMDB_SYNC: &[&str] = &["full", "nometasync", "nosync"];
+const LSM_SYNC: &[&str] = &["on", "off"];
+
+fn engine_name(e: DurabilityEngine) -> &'static str {
+    match e {
+        DurabilityEngine::Sqlite => "sqlite",
+        DurabilityEngine::Redb => "redb",
+        DurabilityEngine::Lmdb => "lmdb",
+        DurabilityEngine::Rocksdb => "rocksdb",
+        DurabilityEngine::Leveldb => "leveldb",
+    }
+}
 /// Upper bounds of the sizes (docs/limits.md).
 const MAX_CRASHES: u64 = 100_000;
 const MAX_TXNS: u64 = 10_000;
@@ -103,6 +150,8 @@ fn configs(engine: DurabilityEngine, pairs: &[String]) -> Result<Vec<Box<dyn Sub
             ("synchronous", SYNCHRONOUS, &["off", "normal", "full"]),
         ],
         DurabilityEngine::Redb => &[("durability", REDB_DURABILITY, REDB_DURABILITY)],
+        DurabilityEngine::Lmdb => &[("sync", LMDB_SYNC, LMDB_SYNC)],
+        DurabilityEngine::Rocksdb | DurabilityEngine::Leveldb => &[("sync", LSM_SYNC, LSM_SYNC)],
     };
     let mut chosen: Vec<Vec<String>> = keys
         .iter()
@@ -148,6 +197,20 @@ fn configs(engine: DurabilityEngine, pairs: &[String]) -> Result<Vec<Box<dyn Sub
                 }) as Box<dyn Subject>
             })
             .collect(),
+        DurabilityEngine::Lmdb | DurabilityEngine::Rocksdb | DurabilityEngine::Leveldb => {
+            let name = engine_name(engine);
+            // Refused here, before anything runs, when the engine is not in this build.
+            crate::engine::descriptor(name)?;
+            chosen[0]
+                .iter()
+                .map(|v| {
+                    Box::new(KilledConfig {
+                        engine: name,
+                        options: vec![(keys[0].0.to_string(), v.clone())],
+                    }) as Box<dyn Subject>
+                })
+                .collect()
+        }
     })
 }
 

@@ -7,6 +7,7 @@
 //! real device (real syncs), so speed and safety sit side by side.
 
 pub mod crash_vfs;
+pub mod killed;
 pub mod redb;
 pub mod report;
 pub mod sqlite;

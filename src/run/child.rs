@@ -248,10 +248,10 @@ pub fn runner() -> Result<Option<Vec<String>>> {
     Ok(Some(words))
 }
 
-/// The command that starts this binary as the replay process: directly, or behind the
-/// runner (returned as written, for the result). Never falls back to replaying in this
-/// process.
-fn replay_command() -> Result<(std::process::Command, Option<String>)> {
+/// The command that starts this binary again (the replay process, the durability workload):
+/// directly, or behind the runner (returned as written, for the result). Never falls back to
+/// running in this process.
+pub fn self_command() -> Result<(std::process::Command, Option<String>)> {
     let exe = std::env::current_exe().run_err("locating the pocketbench binary")?;
     Ok(match runner()? {
         Some(words) => {
@@ -269,7 +269,7 @@ pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
     let spec_path = spec.report.with_extension("spec.json");
     std::fs::write(&spec_path, serde_json::to_vec(spec).run_err("replay spec")?)
         .run_err(format!("writing {}", spec_path.display()))?;
-    let (mut command, runner) = replay_command()?;
+    let (mut command, runner) = self_command()?;
     let mut child = crate::platform::cpufreq::restore::unblocked(&mut command)
         .arg("__replay")
         .arg(&spec_path)

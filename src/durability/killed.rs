@@ -1,0 +1,228 @@
+//! The engines whose I/O cannot be interposed in-process (LMDB reads through a memory map;
+//! RocksDB, LevelDB and BerkeleyDB are C/C++ libraries with their own file layer): the
+//! workload runs in a child process (`pocketbench __durability-child`) that is killed with
+//! SIGKILL at a chosen moment, then the database is reopened with the engine's own recovery
+//! and read back in full. This is a **process crash**, not a power failure: the operating
+//! system's page cache survives, so it tests crash consistency (an acknowledged commit must
+//! survive the process; a half-written one must not be visible) and says nothing about what an
+//! unsynced configuration loses when the power fails. The output says so.
+//!
+//! The workload through the engine's key-value interface: record 0 holds the preloaded fields;
+//! transaction `i` inserts record `i` whose fields are the payloads of `(i, part)` for each part
+//! (one engine commit, so a record is all or nothing). A crash point is a delay in
+//! microseconds from the child's start; the points are spread over the run time measured on a
+//! run to completion. A replay kills at the same delay: the same moment in time, not
+//! necessarily the same instruction.
+
+use super::sqlite::{read_acks, ACKS};
+use super::{judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
+use crate::engine::{self, kv, Engine, LastRead, Request};
+use crate::error::{Error, Result, ResultExt};
+use crate::platform::clock::mono_ns;
+use crate::workload::model::{DataModel, KeyValueModel};
+use crate::workload::op::Op;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One engine configuration: its name and `-o` options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub engine: &'static str,
+    pub options: Vec<(String, String)>,
+}
+
+const BASE: &str = "base";
+const WORK: &str = "work";
+
+fn model() -> KeyValueModel {
+    KeyValueModel {
+        hashed: false,
+        ..KeyValueModel::default()
+    }
+}
+
+fn insert(e: &mut dyn Engine, txn: u64, parts: u64) -> std::result::Result<(), String> {
+    let mut key = Vec::new();
+    model().key_text(txn, &mut key);
+    let values: Vec<Vec<u8>> = (0..parts).map(|p| payload(txn, p)).collect();
+    let op = Op::Insert {
+        key: txn,
+        seed: txn,
+    };
+    e.execute(&Request {
+        op: &op,
+        key: &key,
+        values: &values,
+        keep_read: false,
+    })
+    .map(|_| ())
+}
+
+/// The child's side: open the engine in `dir`, run the transactions, log each acknowledgement
+/// to `acks` (a plain write: the page cache survives SIGKILL).
+pub fn child(
+    engine_name: &str,
+    options: &[(String, String)],
+    dir: &Path,
+    acks: &Path,
+    txns: u64,
+    rows: u64,
+) -> Result<()> {
+    let mut e = engine::open(engine_name, options, dir)?;
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(acks)
+        .run_err(format!("opening {}", acks.display()))?;
+    for txn in 1..=txns {
+        insert(e.as_mut(), txn, rows).map_err(Error::failed)?;
+        writeln!(log, "{txn}").run_err("acknowledgement log")?;
+    }
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).run_err(format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).run_err(format!("reading {}", from.display()))? {
+        let entry = entry.run_err("reading a directory")?;
+        let target = to.join(entry.file_name());
+        if entry.file_type().run_err("reading a directory")?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)
+                .run_err(format!("copying {}", target.display()))?;
+        }
+    }
+    Ok(())
+}
+
+impl Config {
+    /// Start the workload on a fresh copy; kill it after `delay` (never, with `None`); the
+    /// copy's directory.
+    fn run_child(&self, dir: &Path, plan: &Plan, delay: Option<Duration>) -> Result<PathBuf> {
+        let work = dir.join(WORK);
+        copy_dir(&dir.join(BASE), &work)?;
+        let acks = dir.join(ACKS);
+        let _ = std::fs::remove_file(&acks);
+        std::fs::write(&acks, b"").run_err("acknowledgement log")?;
+        let (mut cmd, _) = crate::run::child::self_command()?;
+        cmd.arg("__durability-child")
+            .arg(self.engine)
+            .arg(&work)
+            .arg(&acks)
+            .arg(plan.txns.to_string())
+            .arg(plan.rows_per_txn.to_string());
+        for (k, v) in &self.options {
+            cmd.arg(format!("{k}={v}"));
+        }
+        let mut child = cmd
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .run_err("starting the durability workload")?;
+        if let Some(d) = delay {
+            std::thread::sleep(d);
+            // SAFETY: kill(2) on our own child, which has not been waited for yet.
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) };
+        }
+        let status = child
+            .wait()
+            .run_err("waiting for the durability workload")?;
+        if delay.is_none() && !status.success() {
+            return Err(Error::failed(format!(
+                "the durability workload on {} failed ({status})",
+                self.engine
+            )));
+        }
+        Ok(work)
+    }
+}
+
+impl Subject for Config {
+    fn engine(&self) -> &'static str {
+        self.engine
+    }
+
+    fn config(&self) -> Vec<(String, String)> {
+        self.options.clone()
+    }
+
+    fn model(&self, _torn: bool) -> String {
+        "process crash: SIGKILL at a moment of the run, page cache intact (crash consistency, not power loss)".into()
+    }
+
+    fn prepare(&self, dir: &Path) -> Result<()> {
+        let base = dir.join(BASE);
+        std::fs::create_dir_all(&base).run_err(format!("creating {}", base.display()))?;
+        let mut e = engine::open(self.engine, &self.options, &base)?;
+        e.create_schema(&DataModel::KeyValue(model()))?;
+        insert(e.as_mut(), 0, PRELOAD).map_err(Error::failed)?;
+        Ok(())
+    }
+
+    /// The run time to completion, in microseconds: the crash points are moments in it.
+    fn count_events(&self, dir: &Path, plan: &Plan) -> Result<u64> {
+        let t0 = mono_ns();
+        self.run_child(dir, plan, None)?;
+        Ok((mono_ns() - t0) / 1000)
+    }
+
+    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64) -> Result<PointResult> {
+        let work = self.run_child(dir, plan, Some(Duration::from_micros(point)))?;
+        let acknowledged = read_acks(&dir.join(ACKS))?;
+        let mut r = PointResult {
+            point,
+            acknowledged,
+            in_flight: (acknowledged < plan.txns).then_some(acknowledged + 1),
+            ..PointResult::default()
+        };
+        let t0 = mono_ns();
+        let opened = engine::open(self.engine, &self.options, &work);
+        r.recovery_ns = mono_ns() - t0;
+        match opened {
+            Ok(mut e) => match read_back(e.as_mut(), acknowledged + 2) {
+                Ok(rows) => {
+                    let newest = rows.keys().next_back().copied().unwrap_or(0);
+                    judge(&mut r, &rows, Ok(newest), u64::from(plan.rows_per_txn));
+                }
+                Err(e) => r.integrity = Some(format!("reading the data: {e}")),
+            },
+            Err(e) => r.integrity = Some(format!("recovery failed: {e}")),
+        }
+        Ok(r)
+    }
+
+    fn speed(&self, dir: &Path, plan: &Plan) -> Result<f64> {
+        let work = dir.join(WORK);
+        copy_dir(&dir.join(BASE), &work)?;
+        let mut e = engine::open(self.engine, &self.options, &work)?;
+        super::time_transactions(plan, |txn| {
+            insert(e.as_mut(), txn, u64::from(plan.rows_per_txn)).map_err(Error::failed)
+        })
+    }
+}
+
+/// Records 0..=`upto` as found (absent ones left out).
+fn read_back(e: &mut dyn Engine, upto: u64) -> std::result::Result<ByTxn, String> {
+    let mut rows = ByTxn::new();
+    let mut key = Vec::new();
+    for txn in 0..=upto {
+        model().key_text(txn, &mut key);
+        e.execute(&Request {
+            op: &Op::Read { key: txn },
+            key: &key,
+            values: &[],
+            keep_read: true,
+        })?;
+        if let LastRead::Record(record) = e.last_read() {
+            let parts = kv::fields(record)
+                .enumerate()
+                .map(|(i, f)| (i as u64, f.to_vec()))
+                .collect();
+            rows.insert(txn, parts);
+        }
+    }
+    Ok(rows)
+}
