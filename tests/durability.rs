@@ -334,8 +334,8 @@ fn bad_durability_flags_are_one_line_and_exit_2() {
     let sb = common::Sandbox::new();
     sb.expect_refused(&[
         (
-            "durability --config journal_mode=memory",
-            "--config journal_mode: \"memory\" is not one of",
+            "durability --config journal_mode=bogus",
+            "--config journal_mode: \"bogus\" is not one of delete, truncate, persist, memory, wal, off",
         ),
         (
             "durability --config synchronous=sometimes",

@@ -23,6 +23,9 @@ pub enum DurabilityEngine {
     Rocksdb,
     /// LevelDB killed with SIGKILL (process crash; builds with the leveldb feature).
     Leveldb,
+    /// BerkeleyDB (key-value) killed with SIGKILL (process crash; builds with the berkeleydb
+    /// feature).
+    Berkeleydb,
 }
 
 /// `__durability-child`: the workload process of the process-crash model.
@@ -53,11 +56,33 @@ fn pairs(list: &[String]) -> Result<Vec<(String, String)>> {
         .collect()
 }
 
-const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "wal"];
-const SYNCHRONOUS: &[&str] = &["off", "normal", "full", "extra"];
-const REDB_DURABILITY: &[&str] = &["none", "eventual", "immediate", "paranoid"];
-const LMDB_SYNC: &[&str] = &["full", "nometasync", "nosync"];
-const LSM_SYNC: &[&str] = &["on", "off"];
+/// The engine options a durability study sweeps, with the values run when `--config` does not
+/// name them (`None`: every value the engine's option takes). The values allowed are read from
+/// the engine's own option specification.
+fn swept(e: DurabilityEngine) -> &'static [(&'static str, Option<&'static [&'static str]>)] {
+    match e {
+        DurabilityEngine::Sqlite => &[
+            ("journal_mode", Some(&["delete", "wal"])),
+            ("synchronous", Some(&["off", "normal", "full"])),
+        ],
+        DurabilityEngine::Redb => &[("durability", None)],
+        _ => &[("sync", None)],
+    }
+}
+
+/// The words engine option `key` of `engine` takes.
+fn option_values(engine: &str, key: &str) -> Result<&'static [&'static str]> {
+    let spec = crate::engine::descriptor(engine)?
+        .options
+        .iter()
+        .find(|s| s.name == key);
+    match spec.map(|s| &s.kind) {
+        Some(crate::engine::options::OptionKind::OneOf(values)) => Ok(values),
+        _ => Err(Error::failed(format!(
+            "engine {engine} has no option {key} with fixed values"
+        ))),
+    }
+}
 
 fn engine_name(e: DurabilityEngine) -> &'static str {
     match e {
@@ -66,6 +91,7 @@ fn engine_name(e: DurabilityEngine) -> &'static str {
         DurabilityEngine::Lmdb => "lmdb",
         DurabilityEngine::Rocksdb => "rocksdb",
         DurabilityEngine::Leveldb => "leveldb",
+        DurabilityEngine::Berkeleydb => "berkeleydb",
     }
 }
 /// Upper bounds of the sizes (docs/limits.md).
@@ -79,10 +105,10 @@ pub struct DurabilityArgs {
     /// other engines need a file-system-level simulation, not built yet.
     #[arg(long, value_enum, default_value = "sqlite")]
     pub engine: DurabilityEngine,
-    /// KEY=V[,V…] (repeatable), every combination is run. SQLite: journal_mode (delete,
-    /// truncate, persist, wal) and synchronous (off, normal, full, extra), default
-    /// journal_mode=delete,wal and synchronous=off,normal,full. redb: durability (none,
-    /// eventual, immediate, paranoid), default all four.
+    /// KEY=V[,V…] (repeatable), every combination is run; the values are the engine's own
+    /// option's (`pocketbench engines`). SQLite: journal_mode and synchronous, default
+    /// journal_mode=delete,wal and synchronous=off,normal,full; redb: durability; LMDB,
+    /// RocksDB, LevelDB, BerkeleyDB: sync; default every value.
     #[arg(long = "config", value_name = "KEY=V[,V…]")]
     pub config: Vec<String>,
     /// Power failures per configuration: every I/O event of the workload when it has no more,
@@ -144,18 +170,21 @@ fn values(key: &str, text: &str, allowed: &[&str]) -> Result<Vec<String>> {
 
 /// The configurations to run, in order.
 fn configs(engine: DurabilityEngine, pairs: &[String]) -> Result<Vec<Box<dyn Subject>>> {
-    let keys: &[(&str, &[&str], &[&str])] = match engine {
-        DurabilityEngine::Sqlite => &[
-            ("journal_mode", JOURNAL_MODES, &["delete", "wal"]),
-            ("synchronous", SYNCHRONOUS, &["off", "normal", "full"]),
-        ],
-        DurabilityEngine::Redb => &[("durability", REDB_DURABILITY, REDB_DURABILITY)],
-        DurabilityEngine::Lmdb => &[("sync", LMDB_SYNC, LMDB_SYNC)],
-        DurabilityEngine::Rocksdb | DurabilityEngine::Leveldb => &[("sync", LSM_SYNC, LSM_SYNC)],
-    };
-    let mut chosen: Vec<Vec<String>> = keys
+    let name = engine_name(engine);
+    let keys: Vec<(&str, &[&str])> = swept(engine)
         .iter()
-        .map(|(_, _, default)| default.iter().map(|v| v.to_string()).collect())
+        .map(|&(key, _)| Ok((key, option_values(name, key)?)))
+        .collect::<Result<_>>()?;
+    let mut chosen: Vec<Vec<String>> = swept(engine)
+        .iter()
+        .zip(&keys)
+        .map(|(&(_, default), &(_, all))| {
+            default
+                .unwrap_or(all)
+                .iter()
+                .map(|v| v.to_string())
+                .collect()
+        })
         .collect();
     for p in pairs {
         let Some((k, v)) = p.split_once('=') else {
@@ -164,8 +193,8 @@ fn configs(engine: DurabilityEngine, pairs: &[String]) -> Result<Vec<Box<dyn Sub
                 escape(p)
             )));
         };
-        let Some(i) = keys.iter().position(|(key, _, _)| *key == k.trim()) else {
-            let names: Vec<&str> = keys.iter().map(|(key, _, _)| *key).collect();
+        let Some(i) = keys.iter().position(|(key, _)| *key == k.trim()) else {
+            let names: Vec<&str> = keys.iter().map(|(key, _)| *key).collect();
             return Err(Error::input(format!(
                 "--config {}: unknown key for {} ({})",
                 escape(k),
@@ -197,20 +226,15 @@ fn configs(engine: DurabilityEngine, pairs: &[String]) -> Result<Vec<Box<dyn Sub
                 }) as Box<dyn Subject>
             })
             .collect(),
-        DurabilityEngine::Lmdb | DurabilityEngine::Rocksdb | DurabilityEngine::Leveldb => {
-            let name = engine_name(engine);
-            // Refused here, before anything runs, when the engine is not in this build.
-            crate::engine::descriptor(name)?;
-            chosen[0]
-                .iter()
-                .map(|v| {
-                    Box::new(KilledConfig {
-                        engine: name,
-                        options: vec![(keys[0].0.to_string(), v.clone())],
-                    }) as Box<dyn Subject>
-                })
-                .collect()
-        }
+        _ => chosen[0]
+            .iter()
+            .map(|v| {
+                Box::new(KilledConfig {
+                    engine: name,
+                    options: vec![(keys[0].0.to_string(), v.clone())],
+                }) as Box<dyn Subject>
+            })
+            .collect(),
     })
 }
 
