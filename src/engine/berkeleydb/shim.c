@@ -61,6 +61,21 @@ int pb_bdb_open(const char *home, const char *file, unsigned long long cache,
 		    (ret = h->env->set_flags(h->env, DB_TXN_NOSYNC, 1)) != 0)
 			return fail(err, errlen, "set_flags", ret);
 	}
+	/*
+	 * pocketbench is the only process in its environment, so it starts the way a single-process
+	 * application should: a transactional environment runs normal recovery at every open
+	 * (DB_RECOVER: cheap when the last close was clean, and the only way past a process that
+	 * died holding a mutex in the shared regions); a data store without a log has nothing to
+	 * recover, so stale regions left by a killed process are removed first.
+	 */
+	if (txn)
+		flags |= DB_RECOVER;
+	else {
+		DB_ENV *stale;
+
+		if (db_env_create(&stale, 0) == 0)
+			(void)stale->remove(stale, home, DB_FORCE);
+	}
 	if ((ret = h->env->open(h->env, home, flags, 0644)) != 0)
 		return fail(err, errlen, "DB_ENV->open", ret);
 	if ((ret = db_create(&h->db, h->env, 0)) != 0)
