@@ -117,9 +117,14 @@ impl Config {
         for (k, v) in &self.options {
             cmd.arg(format!("{k}={v}"));
         }
+        // The child's complaints (an engine printing as it is killed) go to a file, read back
+        // only when a run that should have finished did not.
+        let log = dir.join("child.err");
+        let err = std::fs::File::create(&log).run_err("durability workload log")?;
         let mut child = cmd
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
+            .stderr(err)
             .spawn()
             .run_err("starting the durability workload")?;
         if let Some(d) = delay {
@@ -131,9 +136,11 @@ impl Config {
             .wait()
             .run_err("waiting for the durability workload")?;
         if delay.is_none() && !status.success() {
+            let said = std::fs::read_to_string(&log).unwrap_or_default();
             return Err(Error::failed(format!(
-                "the durability workload on {} failed ({status})",
-                self.engine
+                "the durability workload on {} failed ({status}): {}",
+                self.engine,
+                said.lines().last().unwrap_or("no message")
             )));
         }
         Ok(work)

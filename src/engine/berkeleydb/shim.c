@@ -16,7 +16,19 @@ typedef struct pb_bdb {
 	DB_TXN *bulk;
 	int txn;
 	int sync_each;
+	/* BerkeleyDB's last message, kept instead of printed (recovery reports what it repaired
+	 * on stderr otherwise); errors that end in failure carry it. */
+	char said[256];
 } pb_bdb;
+
+static void keep_message(const DB_ENV *env, const char *prefix, const char *msg)
+{
+	pb_bdb *h = env->app_private;
+
+	(void)prefix;
+	if (h != NULL)
+		snprintf(h->said, sizeof(h->said), "%s", msg);
+}
 
 static int fail(char *err, size_t errlen, const char *what, int ret)
 {
@@ -47,6 +59,8 @@ int pb_bdb_open(const char *home, const char *file, unsigned long long cache,
 		return fail(err, errlen, "db_env_create", ret);
 	}
 	*out = h;
+	h->env->app_private = h;
+	h->env->set_errcall(h->env, keep_message);
 	if ((ret = h->env->set_cachesize(h->env,
 	    (u_int32_t)(cache >> 30), (u_int32_t)(cache & ((1u << 30) - 1)), 1)) != 0)
 		return fail(err, errlen, "set_cachesize", ret);
@@ -76,8 +90,12 @@ int pb_bdb_open(const char *home, const char *file, unsigned long long cache,
 		if (db_env_create(&stale, 0) == 0)
 			(void)stale->remove(stale, home, DB_FORCE);
 	}
-	if ((ret = h->env->open(h->env, home, flags, 0644)) != 0)
-		return fail(err, errlen, "DB_ENV->open", ret);
+	if ((ret = h->env->open(h->env, home, flags, 0644)) != 0) {
+		fail(err, errlen, "DB_ENV->open", ret);
+		if (h->said[0] != '\0')
+			snprintf(err + strlen(err), errlen - strlen(err), " (%s)", h->said);
+		return ret;
+	}
 	if ((ret = db_create(&h->db, h->env, 0)) != 0)
 		return fail(err, errlen, "db_create", ret);
 	if (page_size != 0 && (ret = h->db->set_pagesize(h->db, page_size)) != 0)
