@@ -111,8 +111,8 @@ pub struct DurabilityArgs {
     /// RocksDB, LevelDB, BerkeleyDB: sync; default every value.
     #[arg(long = "config", value_name = "KEY=V[,V…]")]
     pub config: Vec<String>,
-    /// Power failures per configuration: every I/O event of the workload when it has no more,
-    /// else this many events drawn from the seed (at most 100 000).
+    /// Power failures per configuration: at every I/O event of the workload and after its
+    /// last when that makes no more, else at this many drawn from the seed (at most 100 000).
     #[arg(long, default_value_t = 200)]
     pub crashes: u64,
     /// Transactions in the workload (at most 10 000).
