@@ -33,7 +33,7 @@ fn run(journal_mode: &str, synchronous: &str, plan: &Plan) -> durability::Config
         journal_mode: journal_mode.into(),
         synchronous: synchronous.into(),
     };
-    durability::run(dir.path(), &cfg, plan, |_, _| {}).unwrap()
+    durability::run_config(dir.path(), &cfg, plan, |_, _| {}).unwrap()
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn run_redb(durability: &str, plan: &Plan) -> durability::ConfigReport {
     let cfg = durability::redb::Config {
         durability: durability.into(),
     };
-    durability::run(dir.path(), &cfg, plan, |_, _| {}).unwrap()
+    durability::run_config(dir.path(), &cfg, plan, |_, _| {}).unwrap()
 }
 
 #[test]

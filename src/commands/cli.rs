@@ -1,13 +1,14 @@
 //! The command line: the commands and their examples as users see them in `--help`; each
-//! command's flags live beside its handler in this folder (`run`'s in `run::args`, which study
-//! plans read too).
+//! command's flags live beside its handler in this folder (`run`'s in `run::args` and
+//! `durability`'s in `durability::args`, which study plans read too).
 
 use super::{
     compare::CompareArgs, completions::CompletionsArgs, device::DeviceCommand,
-    diagnose::DiagnoseArgs, doctor::DoctorArgs, durability::DurabilityArgs, energy::EnergyCommand,
-    engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs,
-    report::ReportArgs, results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
+    diagnose::DiagnoseArgs, doctor::DoctorArgs, energy::EnergyCommand, engines::EnginesArgs,
+    flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs, report::ReportArgs,
+    results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
 };
+use crate::durability::args::DurabilityArgs;
 use crate::run::args::RunArgs;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

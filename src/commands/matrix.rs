@@ -1,14 +1,16 @@
 //! `pocketbench matrix`: run (or resume) a study plan and print its cells' statistics.
 
+use crate::durability::{self, DurabilityRun};
 use crate::error::{Error, Result};
 use crate::export::table;
 use crate::output::progress;
 use crate::results::dataset::Dataset;
 use crate::results::filter::Filter;
 use crate::results::store::Store;
+use crate::results::suites;
 use crate::study::plan::Plan;
 use crate::study::runner::{self, MatrixOptions};
-use crate::study::{builtin, cells};
+use crate::study::{builtin, cells, flags::Suite, ledger};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -73,8 +75,11 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
         return dry_run(&plan, &opts, args.json);
     }
     let outcome = runner::run(&plan, &opts)?;
-    let store = Store::open_read(&outcome.results)?;
     let study = outcome.study.as_ref().map(|s| s.id).unwrap_or_default();
+    if plan.suite == Suite::Durability {
+        return durability_tables(&plan, &outcome, study, args.json);
+    }
+    let store = Store::open_read(&outcome.results)?;
     let filter = Filter::parse(&format!("study={study}"), "--filter")?;
     let data = Dataset::load(&store, &filter)?;
     if args.json {
@@ -85,7 +90,22 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
         super::print_json(&value)?;
     } else {
         print!("{}", table::text(&data, plan.confidence));
-        println!(
+        print_tally(&outcome, study);
+    }
+    Ok(exit_status(&outcome))
+}
+
+fn exit_status(outcome: &runner::Outcome) -> i32 {
+    if outcome.failed.is_empty() {
+        0
+    } else {
+        1
+    }
+}
+
+/// The closing line: what this invocation stored and what the study holds.
+fn print_tally(outcome: &runner::Outcome, study: i64) {
+    println!(
             "study #{study} in {}: {} runs stored now, {} before, {} left to another process, {} of {} in all{}",
             outcome.results.display(),
             outcome.stored,
@@ -102,8 +122,46 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
                 )
             }
         );
+}
+
+/// A durability study's output: every stored run of the study, cell by cell, as
+/// `pocketbench durability` prints it (or all of them as JSON).
+fn durability_tables(
+    plan: &Plan,
+    outcome: &runner::Outcome,
+    study: i64,
+    json: bool,
+) -> Result<i32> {
+    let mut store = Store::open_read(&outcome.results)?;
+    let mut runs = Vec::new();
+    for (id, cell, repeat) in ledger::runs(&store, study)? {
+        let (_, mut run): (_, DurabilityRun) =
+            suites::load_as(&mut store, durability::SUITE, Some(id))?;
+        run.id = id;
+        runs.push((cell, repeat, run));
     }
-    Ok(if outcome.failed.is_empty() { 0 } else { 1 })
+    if json {
+        let value = serde_json::json!({
+            "outcome": outcome,
+            "runs": runs.iter().map(|(cell, repeat, run)| serde_json::json!({
+                "cell": cell, "repeat": repeat + 1, "run": run
+            })).collect::<Vec<_>>(),
+        });
+        super::print_json(&value)?;
+    } else {
+        for (cell, repeat, run) in &runs {
+            println!(
+                "== {cell} (repeat {}/{}, run #{})",
+                repeat + 1,
+                plan.repeats,
+                run.id
+            );
+            print!("{}", durability::report::render(run));
+            println!();
+        }
+        print_tally(outcome, study);
+    }
+    Ok(exit_status(outcome))
 }
 
 fn dry_run(plan: &Plan, opts: &MatrixOptions, json: bool) -> Result<i32> {
@@ -141,9 +199,10 @@ fn dry_run(plan: &Plan, opts: &MatrixOptions, json: bool) -> Result<i32> {
     }
     for c in &cells {
         println!(
-            "  {:>3}  {}  →  run {}",
+            "  {:>3}  {}  →  {} {}",
             c.index + 1,
             c.name(),
+            plan.suite.name(),
             c.args.join(" ")
         );
     }
@@ -166,11 +225,12 @@ fn resume_dry_run(plan: &Plan, cells: &[cells::Cell], opts: &MatrixOptions) -> R
     for (c, r) in todo {
         let cell = &cells[c];
         println!(
-            "  {:>3}  repeat {}/{}  {}  →  run {}",
+            "  {:>3}  repeat {}/{}  {}  →  {} {}",
             cell.index + 1,
             r + 1,
             plan.repeats,
             cell.name(),
+            plan.suite.name(),
             cell.args.join(" ")
         );
     }

@@ -4,8 +4,10 @@
 //! recovered and checked ([`sqlite`]). The crash points are every event when there are no
 //! more than `--crashes`, else `--crashes` distinct events drawn from the seed, so a finding
 //! replays exactly with `--replay-crash SEED:POINT`. The same workload is also timed on the
-//! real device (real syncs), so speed and safety sit side by side.
+//! real device (real syncs), so speed and safety sit side by side. [`args`] holds the
+//! command's flags and the request they make; [`measure`] runs a request.
 
+pub mod args;
 pub mod crash_vfs;
 pub mod killed;
 pub mod redb;
@@ -287,7 +289,7 @@ pub fn points(events: u64, plan: &Plan) -> Vec<u64> {
 }
 
 /// Run the plan for one configuration in `dir` (a private scratch directory).
-pub fn run(
+pub fn run_config(
     dir: &Path,
     subject: &dyn Subject,
     plan: &Plan,
@@ -336,4 +338,42 @@ pub fn run(
             .map(|r| r.text(plan.seed)),
         findings,
     })
+}
+
+/// Run every configuration of `req`, each in a fresh scratch directory, and return the run
+/// (not stored: the caller stores it, alone or as a study's cell).
+pub fn measure(req: &args::Request) -> Result<DurabilityRun> {
+    let plan = &req.plan;
+    let mut run = DurabilityRun {
+        id: 0,
+        created_at: crate::platform::clock::utc_now(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        engine: req.configs[0].engine().into(),
+        txns: plan.txns,
+        rows_per_txn: plan.rows_per_txn,
+        seed: plan.seed,
+        torn: plan.torn,
+        replay: plan.replay,
+        configurations: Vec::new(),
+    };
+    for cfg in &req.configs {
+        let scratch =
+            crate::platform::cleanup::TempDir::new("pocketbench-durability-", Some(&req.parent))
+                .map_err(|e| {
+                    crate::error::Error::failed(format!("{}: {e}", req.parent.display()))
+                })?;
+        let named: Vec<String> = cfg
+            .config()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        crate::output::progress::phase(&format!(
+            "durability: {} {}",
+            cfg.engine(),
+            named.join(" ")
+        ));
+        run.configurations
+            .push(run_config(scratch.path(), cfg.as_ref(), plan, |_, _| {})?);
+    }
+    Ok(run)
 }

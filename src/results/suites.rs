@@ -16,9 +16,22 @@ pub fn save(
     summary: &serde_json::Value,
     series: &[(String, Vec<u64>)],
 ) -> Result<i64> {
-    save_in(store, suite, created_at, summary, series).map_err(|e| {
+    save_with(store, suite, created_at, summary, series, |_, _| Ok(()))
+}
+
+/// [`save`], and `also` writes more rows in the run's transaction (given the new id) before it
+/// commits: a study records the run's cell this way. A spooled run is kept without them.
+pub fn save_with(
+    store: &mut Store,
+    suite: &str,
+    created_at: &str,
+    summary: &serde_json::Value,
+    series: &[(String, Vec<u64>)],
+    also: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
+) -> Result<i64> {
+    save_in(store, suite, created_at, summary, series, also).map_err(|e| {
         super::spool::keep(store.path(), e, &format!("{suite} run"), |s| {
-            save_in(s, suite, created_at, summary, series)
+            save_in(s, suite, created_at, summary, series, |_, _| Ok(()))
         })
     })
 }
@@ -29,6 +42,7 @@ fn save_in(
     created_at: &str,
     summary: &serde_json::Value,
     series: &[(String, Vec<u64>)],
+    also: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
 ) -> Result<i64> {
     let conn = store.conn_mut();
     let tx = super::guard::begin_write(conn)?;
@@ -50,6 +64,7 @@ fn save_in(
                 .run_err("results store: insert series")?;
         }
     }
+    also(&tx, id)?;
     tx.commit().run_err("results store: COMMIT")?;
     Ok(id)
 }

@@ -2,19 +2,21 @@
 //! workloads A, B, C, E × {zero, lognormal} delay × governors × 3 repeats, 500 records,
 //! 1 800 operations) and `mdperf` (the follow-up: 8 workloads × governors × {alone, loaded});
 //! and `engines`, the engine comparison: every engine of this build under its journal/sync
-//! settings × {zero, lognormal} delay on YCSB A.
+//! settings × {zero, lognormal} delay on YCSB A; and `durability`, speed beside safety: every
+//! engine of this build under simulated power loss (or a process crash), each over its own
+//! sync settings (SQLite: journal mode × synchronous).
 //!
 //! The governor and background-load axes exist only as far as this build and this machine
 //! allow: an axis whose `run` flag does not exist, or whose knob cannot be turned here,
 //! collapses to the single value it observes ("observed" governor, "alone"), with a notice
 //! saying why. Nothing pretends to have set what it could not.
 
-use super::flags::RunFlags;
+use super::flags::Suite;
 use super::plan::{Axis, AxisValue, Plan};
 use crate::error::{Error, Result};
 use crate::platform::sysfs::sysfs_root;
 
-pub const NAMES: &[&str] = &["pocketdata", "mdperf", "engines"];
+pub const NAMES: &[&str] = &["pocketdata", "mdperf", "engines", "durability"];
 
 const POCKETDATA: &str = r#"
 name = "pocketdata"
@@ -55,6 +57,49 @@ ops = 1800
 [axes]
 delay = ["zero", "lognormal:6.67ms"]
 "#;
+
+/// Speed and safety: one `durability` run per engine (each sweeps its own sync settings); the
+/// `engine` axis ([`durability_engine_axis`]) is added in code.
+const DURABILITY: &str = r#"
+name = "durability"
+suite = "durability"
+repeats = 1
+order = "fixed"
+[durability]
+crashes = 200
+[axes]
+# Replaced by the engines of this build (durability_engine_axis).
+engine = ["sqlite"]
+"#;
+
+/// The engines `pocketbench durability` can test, in the order the study runs them.
+const DURABILITY_ENGINES: &[&str] = &["sqlite", "redb", "lmdb", "rocksdb", "leveldb", "berkeleydb"];
+
+/// The `engine` axis of `--plan durability`: the engines `built` says are in this build, and a
+/// notice naming those left out.
+pub fn durability_engine_axis(built: impl Fn(&str) -> bool) -> (Axis, Option<String>) {
+    let (here, missing): (Vec<&str>, Vec<&str>) = DURABILITY_ENGINES.iter().partition(|e| built(e));
+    let values = here
+        .iter()
+        .map(|e| AxisValue {
+            label: e.to_string(),
+            args: vec!["--engine".into(), e.to_string()],
+        })
+        .collect();
+    let notice = (!missing.is_empty()).then(|| {
+        format!(
+            "engine axis leaves out {}: not in this build (cargo features; `cargo build --features all-engines`)",
+            missing.join(", ")
+        )
+    });
+    (
+        Axis {
+            name: "engine".into(),
+            values,
+        },
+        notice,
+    )
+}
 
 /// Engine settings compared by `--plan engines`: (label, engine, options). Engines not in
 /// this build (cargo features) are left out of the axis.
@@ -141,6 +186,7 @@ pub fn plan(name: &str) -> Result<Plan> {
         "pocketdata" => POCKETDATA,
         "mdperf" => MDPERF,
         "engines" => ENGINES,
+        "durability" => DURABILITY,
         _ => {
             return Err(Error::input(format!(
                 "--plan {name}: unknown built-in plan (available: {})",
@@ -155,7 +201,13 @@ pub fn plan(name: &str) -> Result<Plan> {
         plan.notices.extend(notice);
         return Ok(plan);
     }
-    let flags = RunFlags::get();
+    if name == "durability" {
+        let (axis, notice) = durability_engine_axis(|e| crate::engine::descriptor(e).is_ok());
+        plan.axes = vec![axis];
+        plan.notices.extend(notice);
+        return Ok(plan);
+    }
+    let flags = Suite::Run.flags();
     let (axis, notice) = governor_axis(flags.has("governor"), &governors_settable());
     plan.axes.push(axis);
     plan.notices.extend(notice);

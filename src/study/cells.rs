@@ -2,7 +2,7 @@
 //! cells, each a label set and the `run` argument list it stands for; stable identities for
 //! cells and plans (what `--resume` matches on); and the order runs are made in.
 
-use super::flags;
+use super::flags::Suite;
 use super::plan::{AxisValue, Order, Plan};
 use crate::error::{Error, Result};
 use crate::workload::rng::Rng;
@@ -12,11 +12,11 @@ use crate::workload::rng::Rng;
 pub struct Cell {
     /// Position in declaration order (0-based).
     pub index: usize,
-    /// Stable identity: a hash of the cell's run arguments.
+    /// Stable identity: a hash of the cell's arguments (and of its suite, but `run`).
     pub id: String,
     /// Axis name → value label, in axis order.
     pub labels: Vec<(String, String)>,
-    /// The arguments `pocketbench run` gets for this cell.
+    /// The arguments the plan's suite command (`pocketbench run`, …) gets for this cell.
     pub args: Vec<String>,
 }
 
@@ -31,7 +31,7 @@ impl Cell {
     }
 }
 
-/// Expand the plan into its cells and check that `run` accepts every one of them.
+/// Expand the plan into its cells and check that its suite command accepts every one.
 pub fn expand(plan: &Plan) -> Result<Vec<Cell>> {
     let mut combos: Vec<Vec<(String, AxisValue)>> = vec![Vec::new()];
     for axis in &plan.axes {
@@ -79,7 +79,15 @@ pub fn expand(plan: &Plan) -> Result<Vec<Cell>> {
         for (_, v) in &combo {
             args.extend(v.args.iter().cloned());
         }
-        let id = hash_hex(args.iter().map(String::as_str));
+        // A run cell's identity is its arguments alone (as before suites existed, so older
+        // studies still resume); another suite's cells also hash the suite's name.
+        let suite = (plan.suite != Suite::Run).then(|| format!("suite={}", plan.suite.name()));
+        let id = hash_hex(
+            suite
+                .iter()
+                .map(String::as_str)
+                .chain(args.iter().map(String::as_str)),
+        );
         if cells.iter().any(|c| c.id == id) {
             continue;
         }
@@ -89,7 +97,8 @@ pub fn expand(plan: &Plan) -> Result<Vec<Cell>> {
             labels: combo.into_iter().map(|(k, v)| (k, v.label)).collect(),
             args,
         };
-        flags::parse(&cell.args)
+        plan.suite
+            .check(&cell.args)
             .map_err(|why| Error::input(format!("{}: cell {}: {why}", plan.source, cell.name())))?;
         cells.push(cell);
     }

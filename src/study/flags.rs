@@ -1,13 +1,64 @@
-//! The `pocketbench run` flags as a study sees them, read from the clap definition of
-//! [`RunArgs`] itself: which names are axes, which are switches or repeatable, and parsing a
-//! cell's argument list into the very `RunArgs` that `pocketbench run` would get. A flag added
-//! to `run` is an axis from then on, with nothing to change here.
+//! The flags a study's cells may set, read from the clap definition of the command the cells
+//! are runs of ([`Suite`]): `pocketbench run` ([`RunArgs`]) or `pocketbench durability`
+//! ([`DurabilityArgs`]). Which names are axes, which are switches or repeatable, and parsing a
+//! cell's argument list into the very arguments the command would get. A flag added to either
+//! command is an axis from then on, with nothing to change here.
 
+use crate::durability::args::DurabilityArgs;
 use crate::run::args::RunArgs;
-use clap::{ArgAction, Args, Parser};
+use clap::{ArgAction, Args, FromArgMatches};
 use std::sync::OnceLock;
 
-/// One long flag of `run`.
+/// The command a plan's cells run (`suite = "…"` in a plan; `run` when absent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Suite {
+    /// `pocketbench run`: one measured run per cell.
+    #[default]
+    Run,
+    /// `pocketbench durability`: speed and simulated power failures per cell.
+    Durability,
+}
+
+impl Suite {
+    pub const NAMES: &'static [&'static str] = &["run", "durability"];
+
+    pub fn parse(name: &str) -> Option<Suite> {
+        match name {
+            "run" => Some(Suite::Run),
+            "durability" => Some(Suite::Durability),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Run => "run",
+            Suite::Durability => "durability",
+        }
+    }
+
+    /// The flags of this build's command.
+    pub fn flags(self) -> &'static CommandFlags {
+        static RUN: OnceLock<CommandFlags> = OnceLock::new();
+        static DURABILITY: OnceLock<CommandFlags> = OnceLock::new();
+        match self {
+            Suite::Run => RUN.get_or_init(|| CommandFlags::of::<RunArgs>(self, RUN_NOT_IN_A_PLAN)),
+            Suite::Durability => DURABILITY
+                .get_or_init(|| CommandFlags::of::<DurabilityArgs>(self, DURABILITY_NOT_IN_A_PLAN)),
+        }
+    }
+
+    /// Check a cell's arguments as the command would parse them (clap's first line on error).
+    pub fn check(self, args: &[String]) -> Result<(), String> {
+        match self {
+            Suite::Run => parse(args).map(|_| ()),
+            Suite::Durability => parse_durability(args).map(|_| ()),
+        }
+    }
+}
+
+/// One long flag of the command.
 #[derive(Clone, Debug)]
 pub struct Flag {
     pub long: String,
@@ -17,8 +68,8 @@ pub struct Flag {
     pub repeatable: bool,
 }
 
-/// Flags a plan may not set, and why.
-const NOT_IN_A_PLAN: &[(&str, &str)] = &[
+/// Flags of `run` a plan may not set, and why.
+const RUN_NOT_IN_A_PLAN: &[(&str, &str)] = &[
     (
         "results",
         "set `results` at the top of the plan, or pass --results to matrix",
@@ -33,51 +84,67 @@ const NOT_IN_A_PLAN: &[(&str, &str)] = &[
     ("help", "not a run setting"),
 ];
 
-pub struct RunFlags {
+/// Flags of `durability` a plan may not set, and why.
+const DURABILITY_NOT_IN_A_PLAN: &[(&str, &str)] = &[
+    (
+        "results",
+        "set `results` at the top of the plan, or pass --results to matrix",
+    ),
+    ("json", "matrix prints its own output"),
+    ("quiet", "pass --quiet to matrix"),
+    (
+        "show",
+        "a study runs; print a stored run with `durability --show ID`",
+    ),
+    (
+        "replay-crash",
+        "a replay is one crash point, not a study cell: run `durability --replay-crash` alone",
+    ),
+    ("help", "not a durability setting"),
+];
+
+/// The flags of one command as a plan sees them.
+pub struct CommandFlags {
+    suite: Suite,
     flags: Vec<Flag>,
+    not_in_a_plan: &'static [(&'static str, &'static str)],
 }
 
-#[derive(Parser, Debug)]
-#[command(name = "run", no_binary_name = true, disable_help_flag = true)]
-struct CellCommand {
-    #[command(flatten)]
-    run: RunArgs,
-}
-
-impl RunFlags {
-    /// The flags of this build's `run` command.
-    pub fn get() -> &'static RunFlags {
-        static FLAGS: OnceLock<RunFlags> = OnceLock::new();
-        FLAGS.get_or_init(|| {
-            let cmd = RunArgs::augment_args(clap::Command::new("run"));
-            let flags = cmd
-                .get_arguments()
-                .filter_map(|a| {
-                    Some(Flag {
-                        long: a.get_long()?.to_string(),
-                        switch: matches!(a.get_action(), ArgAction::SetTrue | ArgAction::SetFalse),
-                        repeatable: matches!(a.get_action(), ArgAction::Append),
-                    })
+impl CommandFlags {
+    fn of<A: Args>(suite: Suite, not_in_a_plan: &'static [(&'static str, &'static str)]) -> Self {
+        let cmd = A::augment_args(clap::Command::new(suite.name()));
+        let flags = cmd
+            .get_arguments()
+            .filter_map(|a| {
+                Some(Flag {
+                    long: a.get_long()?.to_string(),
+                    switch: matches!(a.get_action(), ArgAction::SetTrue | ArgAction::SetFalse),
+                    repeatable: matches!(a.get_action(), ArgAction::Append),
                 })
-                .collect();
-            RunFlags { flags }
-        })
+            })
+            .collect();
+        CommandFlags {
+            suite,
+            flags,
+            not_in_a_plan,
+        }
     }
 
-    /// Does this build's `run` have `--long`?
+    /// Does this build's command have `--long`?
     pub fn has(&self, long: &str) -> bool {
         self.flags.iter().any(|f| f.long == long)
     }
 
-    /// The flag an axis or `[run]` key names (`field_count` and `field-count` both work).
+    /// The flag an axis or base-table key names (`field_count` and `field-count` both work).
     pub fn find(&self, name: &str) -> Result<&Flag, String> {
         let long = name.trim_start_matches("--").replace('_', "-");
-        if let Some((_, why)) = NOT_IN_A_PLAN.iter().find(|(f, _)| *f == long) {
+        let cmd = self.suite.name();
+        if let Some((_, why)) = self.not_in_a_plan.iter().find(|(f, _)| *f == long) {
             return Err(format!("--{long} cannot be set in a plan: {why}"));
         }
         self.flags.iter().find(|f| f.long == long).ok_or_else(|| {
             format!(
-                "unknown axis '{name}': not a `pocketbench run` flag (flags: {}); an axis of raw arguments needs values like {{ label = \"...\", args = [...] }}",
+                "unknown axis '{name}': not a `pocketbench {cmd}` flag (flags: {}); an axis of raw arguments needs values like {{ label = \"...\", args = [...] }}",
                 self.names().join(", ")
             )
         })
@@ -97,16 +164,21 @@ impl RunFlags {
         self.flags
             .iter()
             .map(|f| f.long.as_str())
-            .filter(|l| !NOT_IN_A_PLAN.iter().any(|(n, _)| n == l))
+            .filter(|l| !self.not_in_a_plan.iter().any(|(n, _)| n == l))
             .collect()
     }
 }
 
-/// Parse a cell's arguments exactly as `pocketbench run ARGS...` would. The error is clap's
-/// first line (e.g. `unexpected argument '--bogus' found`).
-pub fn parse(args: &[String]) -> Result<RunArgs, String> {
-    CellCommand::try_parse_from(args)
-        .map(|c| c.run)
+/// Parse `args` as command `name` with flags `A` would; the error is clap's first line (e.g.
+/// `unexpected argument '--bogus' found`).
+fn parse_as<A: Args + FromArgMatches>(name: &'static str, args: &[String]) -> Result<A, String> {
+    let cmd = A::augment_args(
+        clap::Command::new(name)
+            .no_binary_name(true)
+            .disable_help_flag(true),
+    );
+    cmd.try_get_matches_from(args)
+        .and_then(|m| A::from_arg_matches(&m))
         .map_err(|e| {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
@@ -114,13 +186,27 @@ pub fn parse(args: &[String]) -> Result<RunArgs, String> {
         })
 }
 
+/// Parse a cell's arguments exactly as `pocketbench run ARGS...` would.
+pub fn parse(args: &[String]) -> Result<RunArgs, String> {
+    parse_as("run", args)
+}
+
+/// Parse a cell's arguments exactly as `pocketbench durability ARGS...` would.
+pub fn parse_durability(args: &[String]) -> Result<DurabilityArgs, String> {
+    parse_as("durability", args)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn strings(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
     fn knows_the_run_flags_and_their_shapes() {
-        let f = RunFlags::get();
+        let f = Suite::Run.flags();
         assert!(f.find("workload").is_ok());
         assert!(f.find("field_count").is_ok());
         assert!(f.find("warm").unwrap().switch);
@@ -132,20 +218,42 @@ mod tests {
         assert!(f
             .find("bogus")
             .unwrap_err()
-            .contains("unknown axis 'bogus'"));
+            .contains("unknown axis 'bogus': not a `pocketbench run` flag"));
     }
 
     #[test]
-    fn parses_cell_arguments_like_run() {
-        let args: Vec<String> = ["--workload", "ycsb-a", "-o", "synchronous=off", "--warm"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let run = parse(&args).unwrap();
+    fn knows_the_durability_flags() {
+        let f = Suite::Durability.flags();
+        assert!(f.find("engine").is_ok());
+        assert!(f.find("config").unwrap().repeatable);
+        assert!(f.find("torn").unwrap().switch);
+        assert!(f
+            .find("replay_crash")
+            .unwrap_err()
+            .contains("cannot be set in a plan"));
+        assert!(f
+            .find("records")
+            .unwrap_err()
+            .contains("not a `pocketbench durability` flag"));
+    }
+
+    #[test]
+    fn parses_cell_arguments_like_the_command() {
+        let run = parse(&strings(&[
+            "--workload",
+            "ycsb-a",
+            "-o",
+            "synchronous=off",
+            "--warm",
+        ]))
+        .unwrap();
         assert_eq!(run.workload.workload, "ycsb-a");
         assert_eq!(run.options, vec!["synchronous=off"]);
         assert!(run.warm);
-        let bad = parse(&["--bogus".to_string()]).unwrap_err();
+        let bad = parse(&strings(&["--bogus"])).unwrap_err();
         assert!(bad.contains("--bogus"), "{bad}");
+        let d = parse_durability(&strings(&["--engine", "redb", "--crashes", "7"])).unwrap();
+        assert_eq!(d.crashes, 7);
+        assert!(Suite::Durability.check(&strings(&["--ops", "5"])).is_err());
     }
 }

@@ -6,7 +6,7 @@
 use super::cells::Cell;
 use super::plan::{Order, Plan};
 use crate::error::{Result, ResultExt};
-use crate::results::store::{RunWriter, Store};
+use crate::results::store::Store;
 use rusqlite::{params, OptionalExtension};
 use std::collections::HashSet;
 
@@ -47,6 +47,7 @@ pub fn create(store: &Store, plan: &Plan, plan_id: &str, cells: &[Cell]) -> Resu
         "repeats": plan.repeats,
         "order": if plan.order == Order::Random { "random" } else { "fixed" },
         "seed": plan.seed,
+        "suite": plan.suite,
         "cooldown_ns": plan.cooldown_ns,
         "confidence": plan.confidence,
         "notices": plan.notices,
@@ -86,14 +87,51 @@ pub fn done(store: &Store, study: i64) -> Result<HashSet<(String, u32)>> {
         .run_err("results store: matrix_cells")
 }
 
-/// Record, inside the run's transaction, that the run is `cell`'s `repeat` in `study`.
-pub fn record(writer: &RunWriter<'_>, study: i64, cell: &Cell, repeat: u32) -> Result<()> {
-    writer
-        .tx()
-        .execute(
+/// The runs stored for `study`: (run id, cell name as `axis=value …`, repeat), in cell and
+/// repeat order.
+pub fn runs(store: &Store, study: i64) -> Result<Vec<(i64, String, u32)>> {
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT run_id, labels, repeat FROM matrix_cells WHERE study_id = ?1 ORDER BY cell_index, repeat",
+        )
+        .run_err("results store: matrix_cells")?;
+    let rows = stmt
+        .query_map([study], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, u32>(2)?,
+            ))
+        })
+        .run_err("results store: matrix_cells")?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, labels, repeat) = row.run_err("results store: matrix_cells")?;
+        let pairs: Vec<(String, String)> = serde_json::from_str(&labels).unwrap_or_default();
+        let name = pairs
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.push((id, name, repeat));
+    }
+    Ok(out)
+}
+
+/// Record, inside the run's transaction `tx`, that run `run_id` is `cell`'s `repeat` in
+/// `study`.
+pub fn record(
+    tx: &rusqlite::Transaction<'_>,
+    run_id: i64,
+    study: i64,
+    cell: &Cell,
+    repeat: u32,
+) -> Result<()> {
+    tx.execute(
             "INSERT INTO matrix_cells (run_id, study_id, cell_id, cell_index, repeat, labels, args) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
-                writer.id(),
+                run_id,
                 study,
                 cell.id,
                 cell.index as i64,

@@ -4,7 +4,7 @@
 //! arguments), so any flag `run` gains becomes an axis with no change here. The format is
 //! documented in `docs/studies.md`.
 
-use super::flags::RunFlags;
+use super::flags::{CommandFlags, Suite};
 use crate::error::{Error, Result};
 use crate::output::units::parse_duration;
 use std::path::{Path, PathBuf};
@@ -37,6 +37,8 @@ pub type Assignment = Vec<(String, AxisValue)>;
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub name: String,
+    /// The command every cell runs (`suite`; default `run`).
+    pub suite: Suite,
     /// Where the plan came from, for messages: a file path or `built-in plan NAME`.
     pub source: String,
     pub repeats: u32,
@@ -45,7 +47,7 @@ pub struct Plan {
     pub cooldown_ns: u64,
     pub results: Option<PathBuf>,
     pub confidence: f64,
-    /// `run` arguments shared by every cell.
+    /// The suite command's arguments shared by every cell (`[run]` or `[durability]`).
     pub base: Vec<String>,
     pub axes: Vec<Axis>,
     /// A cell matching every term of one rule is left out.
@@ -65,7 +67,9 @@ const TOP_KEYS: &[&str] = &[
     "cooldown",
     "results",
     "confidence",
+    "suite",
     "run",
+    "durability",
     "axes",
     "exclude",
     "include",
@@ -89,9 +93,19 @@ impl Plan {
     pub fn parse(text: &str, source: &str, default_name: &str) -> Result<Plan> {
         let table: toml::Table = toml::from_str(text)
             .map_err(|e| crate::workload::spec_toml::toml_error(source, text, &e))?;
+        let suite = match table.get("suite") {
+            None => Suite::Run,
+            Some(v) => v.as_str().and_then(Suite::parse).ok_or_else(|| {
+                Error::input(format!(
+                    "{source}: suite: expected one of: {}",
+                    Suite::NAMES.join(", ")
+                ))
+            })?,
+        };
         let p = Parser {
             source,
-            flags: RunFlags::get(),
+            suite,
+            flags: suite.flags(),
         };
         p.plan(&table, default_name)
     }
@@ -104,7 +118,8 @@ impl Plan {
 
 struct Parser<'a> {
     source: &'a str,
-    flags: &'static RunFlags,
+    suite: Suite,
+    flags: &'static CommandFlags,
 }
 
 impl Parser<'_> {
@@ -159,16 +174,30 @@ impl Parser<'_> {
                 return Err(self.err("confidence", "expected a level between 0 and 1, e.g. 0.90"))
             }
         };
-        let base = match t.get("run") {
+        let table_name = self.suite.name();
+        for other in Suite::NAMES.iter().filter(|n| **n != table_name) {
+            if t.contains_key(*other) {
+                return Err(self.err(
+                    other,
+                    format!("this plan's cells are `{table_name}` runs (suite): their shared flags go in [{table_name}]"),
+                ));
+            }
+        }
+        let base = match t.get(table_name) {
             None => Vec::new(),
-            Some(toml::Value::Table(run)) => {
+            Some(toml::Value::Table(shared)) => {
                 let mut args = Vec::new();
-                for (flag, v) in run {
-                    args.extend(self.value(&format!("run.{flag}"), flag, v)?.args);
+                for (flag, v) in shared {
+                    args.extend(self.value(&format!("{table_name}.{flag}"), flag, v)?.args);
                 }
                 args
             }
-            Some(_) => return Err(self.err("run", "expected a table of run flags")),
+            Some(_) => {
+                return Err(self.err(
+                    table_name,
+                    format!("expected a table of {table_name} flags"),
+                ))
+            }
         };
         let axes = self.axes(t.get("axes"))?;
         let exclude = self.rules(t.get("exclude"), "exclude", &axes, true)?;
@@ -176,9 +205,16 @@ impl Parser<'_> {
         if axes.is_empty() && include.is_empty() {
             return Err(self.err("axes", "a plan needs at least one axis (or an include)"));
         }
+        if self.suite != Suite::Run && t.contains_key("grid") {
+            return Err(self.err(
+                "grid",
+                "the decision grid compares run measurements: only plans of suite run have one",
+            ));
+        }
         let grid = t.get("grid").map(|g| self.grid(g, &axes)).transpose()?;
         Ok(Plan {
             name,
+            suite: self.suite,
             source: self.source.to_string(),
             repeats,
             order,

@@ -1,9 +1,12 @@
 //! Running a study: check every cell before anything is measured, find (or start) the study
 //! in the results store, then make each missing (cell, repeat) run through the same library
-//! path as `pocketbench run` (`run::prepare`, `run::execute`, `results::record`), recording
-//! the run's cell in the run's own transaction, with a cool-down between runs.
+//! path as the plan's suite command — `pocketbench run` (`run::prepare`, `run::execute`,
+//! `results::record`) or `pocketbench durability` (`durability::measure`,
+//! `results::suites::save`) — recording the run's cell in the run's own transaction, with a
+//! cool-down between runs.
 
 use super::cells::{self, Cell};
+use super::flags::Suite;
 use super::ledger::{self, Study};
 use super::plan::Plan;
 use crate::error::{Error, Result};
@@ -50,17 +53,34 @@ pub fn results_path(plan: &Plan, opts: &MatrixOptions) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("pocketbench.db"))
 }
 
+/// What one cell runs, checked.
+pub enum CellRequest {
+    /// A `run`, and whether its per-operation samples are kept (`--no-samples`).
+    Run(Box<RunRequest>, bool),
+    /// A `durability` run.
+    Durability(crate::durability::args::Request),
+}
+
 /// Check every cell's request: flags, workload, engine and options. Nothing is measured.
-/// Each request comes with whether its per-operation samples are kept (`--no-samples`).
-pub fn requests(plan: &Plan, cells: &[Cell]) -> Result<Vec<(RunRequest, bool)>> {
+pub fn requests(plan: &Plan, cells: &[Cell]) -> Result<Vec<CellRequest>> {
     cells
         .iter()
         .map(|cell| {
             let at = |e: Error| e.context(format!("{}: cell {}", plan.source, cell.name()));
-            let args = super::flags::parse(&cell.args).map_err(|why| at(Error::input(why)))?;
-            let req = args.request().map_err(at)?;
-            check(&req).map_err(at)?;
-            Ok((req, !args.no_samples))
+            match plan.suite {
+                Suite::Run => {
+                    let args =
+                        super::flags::parse(&cell.args).map_err(|why| at(Error::input(why)))?;
+                    let req = args.request().map_err(at)?;
+                    check(&req).map_err(at)?;
+                    Ok(CellRequest::Run(Box::new(req), !args.no_samples))
+                }
+                Suite::Durability => {
+                    let args = super::flags::parse_durability(&cell.args)
+                        .map_err(|why| at(Error::input(why)))?;
+                    Ok(CellRequest::Durability(args.request().map_err(at)?))
+                }
+            }
         })
         .collect()
 }
@@ -191,8 +211,7 @@ pub fn run(plan: &Plan, opts: &MatrixOptions) -> Result<Outcome> {
             continue;
         }
         progress.start(&what);
-        let (req, keep_samples) = &requests[c];
-        let result = run_one(req, *keep_samples, &mut store, study.id, cell, repeat);
+        let result = run_one(&requests[c], &mut store, study.id, cell, repeat);
         ledger::release(&store, study.id, cell, repeat)?;
         match result {
             Ok(id) => {
@@ -218,17 +237,32 @@ pub fn run(plan: &Plan, opts: &MatrixOptions) -> Result<Outcome> {
 
 /// One run of one cell, stored with its cell row in one transaction; returns the run id.
 fn run_one(
-    req: &RunRequest,
-    keep_samples: bool,
+    req: &CellRequest,
     store: &mut Store,
     study: i64,
     cell: &Cell,
     repeat: u32,
 ) -> Result<i64> {
-    let prepared = run::prepare(req)?;
-    let output = run::execute(req, prepared)?;
-    let summary = crate::results::record_with(&output, store, None, keep_samples, |w| {
-        ledger::record(w, study, cell, repeat)
-    })?;
-    Ok(summary.id)
+    match req {
+        CellRequest::Run(req, keep_samples) => {
+            let prepared = run::prepare(req)?;
+            let output = run::execute(req, prepared)?;
+            let summary = crate::results::record_with(&output, store, None, *keep_samples, |w| {
+                ledger::record(w.tx(), w.id(), study, cell, repeat)
+            })?;
+            Ok(summary.id)
+        }
+        CellRequest::Durability(req) => {
+            let run = crate::durability::measure(req)?;
+            let v = serde_json::to_value(&run).map_err(|e| Error::failed(e.to_string()))?;
+            crate::results::suites::save_with(
+                store,
+                crate::durability::SUITE,
+                &run.created_at,
+                &v,
+                &[],
+                |tx, id| ledger::record(tx, id, study, cell, repeat),
+            )
+        }
+    }
 }
