@@ -20,6 +20,7 @@ fn plan(crashes: u64) -> Plan {
         crashes,
         txns: 12,
         rows_per_txn: 3,
+        workload: durability::Workload::Append,
         seed: 7,
         torn: false,
         replay: None,
@@ -255,7 +256,7 @@ fn the_command_prints_speed_and_safety_side_by_side() {
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "durability: sqlite, 8 transactions of 3 rows, seed 1 (stored as #1)"
+        "durability: sqlite, 8 transactions of 3 rows (append), seed 1 (stored as #1)"
     );
     let row = |sync: &str| {
         lines

@@ -5,7 +5,7 @@
 
 use super::killed::Config as KilledConfig;
 use super::redb::Config as RedbConfig;
-use super::{sqlite::Config, Plan, Subject};
+use super::{sqlite::Config, Plan, Subject, Workload, PRELOAD};
 use crate::error::{Error, Result};
 use crate::limits::escape;
 use clap::{Args, ValueEnum};
@@ -92,9 +92,13 @@ pub struct DurabilityArgs {
     /// Transactions in the workload (at most 10 000).
     #[arg(long, default_value_t = 50)]
     pub txns: u64,
-    /// Rows each transaction inserts (at most 1 000).
+    /// Rows each transaction writes (at most 1 000; at most 64 with --workload update).
     #[arg(long, default_value_t = 3)]
     pub rows_per_txn: u32,
+    /// The transactions: append (each inserts rows of its own) or update (each rewrites
+    /// preloaded rows in place; SQLite and redb).
+    #[arg(long, value_enum, default_value = "append")]
+    pub workload: Workload,
     /// Seed of the crash points and, with --torn, of the sectors that survive.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -236,10 +240,23 @@ fn plan(a: &DurabilityArgs) -> Result<Plan> {
             (seed, Some(point))
         }
     };
+    let max_rows = match a.workload {
+        Workload::Append => MAX_ROWS,
+        Workload::Update => PRELOAD as u32,
+    };
+    if a.workload == Workload::Update
+        && !matches!(a.engine, DurabilityEngine::Sqlite | DurabilityEngine::Redb)
+    {
+        return Err(Error::input(format!(
+            "--workload update: {} is tested by killing its process, where every engine commit is one record: that model runs the append workload only (update: --engine sqlite or redb)",
+            engine_name(a.engine)
+        )));
+    }
     Ok(Plan {
         crashes: bounded("--crashes", a.crashes, 1, MAX_CRASHES)?,
         txns: bounded("--txns", a.txns, 1, MAX_TXNS)?,
-        rows_per_txn: bounded("--rows-per-txn", a.rows_per_txn, 1, MAX_ROWS)?,
+        rows_per_txn: bounded("--rows-per-txn", a.rows_per_txn, 1, max_rows)?,
+        workload: a.workload,
         seed,
         torn: a.torn,
         replay,

@@ -192,7 +192,7 @@ impl Subject for Config {
             Ok(mut e) => match read_back(e.as_mut(), acknowledged + 2) {
                 Ok(rows) => {
                     let newest = rows.keys().next_back().copied().unwrap_or(0);
-                    judge(&mut r, &rows, Ok(newest), u64::from(plan.rows_per_txn));
+                    judge(&mut r, &rows, Ok(newest), plan);
                 }
                 Err(e) => r.integrity = Some(format!("reading the data: {e}")),
             },

@@ -34,6 +34,49 @@ pub fn payload(txn: u64, part: u64) -> Vec<u8> {
 /// Each transaction's rows found after recovery: (part, payload).
 pub type ByTxn = BTreeMap<u64, Vec<(u64, Vec<u8>)>>;
 
+/// The transaction workload (`--workload`). Every row is `(txn, part, payload(txn, part))`:
+/// the transaction that wrote it, its part, and bytes derived from both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Workload {
+    /// Each transaction inserts rows of its own (a log, a message store): the file grows.
+    #[default]
+    Append,
+    /// Each transaction rewrites rows of the preloaded table in place (settings, app state):
+    /// a rollback journal must restore the pages it overwrote.
+    Update,
+}
+
+impl Workload {
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Append => "append",
+            Workload::Update => "update",
+        }
+    }
+}
+
+/// The parts transaction `txn` (from 1) writes: parts `0..rows` of its own (append), or the
+/// preloaded parts it rewrites (update): `((txn − 1) · rows + j) mod PRELOAD` for `j < rows`
+/// (`rows` is at most [`PRELOAD`] there, so they are distinct).
+pub fn parts(w: Workload, txn: u64, rows: u64) -> Vec<u64> {
+    match w {
+        Workload::Append => (0..rows).collect(),
+        Workload::Update => (0..rows)
+            .map(|j| (txn.saturating_sub(1) * rows + j) % PRELOAD)
+            .collect(),
+    }
+}
+
+/// Under the update workload, the transaction whose row holds preloaded part `part` after
+/// transaction `after` (0: still the preload's).
+pub fn last_writer(part: u64, after: u64, rows: u64) -> u64 {
+    (1..=after)
+        .rev()
+        .find(|&t| parts(Workload::Update, t, rows).contains(&part))
+        .unwrap_or(0)
+}
+
 /// An engine configuration under test: how to prepare its database, run the workload up to a
 /// power failure, recover and read back what survived.
 pub trait Subject {
@@ -101,8 +144,91 @@ pub fn contain<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
 }
 
 /// Judge what recovery found against the acknowledgements: `rows` read back and the counter
-/// (or why it could not be read).
+/// (or why it could not be read), by the rules of the plan's workload.
 pub fn judge(
+    r: &mut PointResult,
+    rows: &ByTxn,
+    counter: std::result::Result<u64, String>,
+    plan: &Plan,
+) {
+    match plan.workload {
+        Workload::Append => judge_append(r, rows, counter, u64::from(plan.rows_per_txn)),
+        Workload::Update => judge_update(r, rows, counter, u64::from(plan.rows_per_txn)),
+    }
+}
+
+/// The update workload: the table must hold exactly one intact row per preloaded part, and as
+/// a whole be the table after some transaction `k` — the newest acknowledged one, or the one
+/// in flight. An older `k` lost `acknowledged − k` commits; no such `k` is a partial
+/// transaction; rows of transactions never attempted are phantoms.
+fn judge_update(
+    r: &mut PointResult,
+    rows: &ByTxn,
+    counter: std::result::Result<u64, String>,
+    rows_per_txn: u64,
+) {
+    let mut found: BTreeMap<u64, u64> = BTreeMap::new();
+    for (&txn, list) in rows {
+        for (part, data) in list {
+            if *data != payload(txn, *part) || found.insert(*part, txn).is_some() {
+                r.integrity.get_or_insert(format!(
+                    "row (txn {txn}, part {part}) is damaged or doubled"
+                ));
+            }
+        }
+    }
+    if found.len() as u64 != PRELOAD || found.keys().any(|&p| p >= PRELOAD) {
+        r.integrity.get_or_insert(format!(
+            "{} rows where the table holds {PRELOAD}",
+            found.len()
+        ));
+    }
+    let limit = r.in_flight.unwrap_or(0).max(r.acknowledged);
+    r.phantom = rows.keys().filter(|&&t| t > limit).count() as u64;
+    // The table after transaction k, for k = 0, 1, …, limit; remember the newest match.
+    let mut table: BTreeMap<u64, u64> = (0..PRELOAD).map(|p| (p, 0)).collect();
+    let mut matched = (table == found).then_some(0);
+    for k in 1..=limit {
+        for p in parts(Workload::Update, k, rows_per_txn) {
+            table.insert(p, k);
+        }
+        if table == found {
+            matched = Some(k);
+        }
+    }
+    match matched {
+        Some(k) => {
+            r.lost = r.acknowledged.saturating_sub(k);
+            match counter {
+                Ok(v) if v == k => {}
+                Ok(v) => {
+                    r.inconsistent = Some(format!(
+                        "counter is {v}, the table is after transaction {k}"
+                    ))
+                }
+                Err(e) => r.inconsistent = Some(format!("counter unreadable: {e}")),
+            }
+        }
+        None => {
+            r.partial = u64::from(r.integrity.is_none());
+            // The newest acknowledged transaction whose rows are all present, for the count.
+            let whole = |t: u64| {
+                parts(Workload::Update, t, rows_per_txn)
+                    .iter()
+                    .all(|p| found.get(p).is_some_and(|&w| w >= t))
+            };
+            let newest = (0..=r.acknowledged)
+                .rev()
+                .find(|&t| t == 0 || whole(t))
+                .unwrap_or(0);
+            r.lost = r.acknowledged - newest;
+        }
+    }
+}
+
+/// The append workload: every acknowledged transaction present with all its rows, none in
+/// part, none never attempted, the preload intact, the counter at the newest present.
+fn judge_append(
     r: &mut PointResult,
     rows: &ByTxn,
     counter: std::result::Result<u64, String>,
@@ -146,6 +272,7 @@ pub struct Plan {
     /// Transactions in the workload.
     pub txns: u64,
     pub rows_per_txn: u32,
+    pub workload: Workload,
     pub seed: u64,
     /// Keep a random half of the unsynced sectors at the failure instead of none.
     pub torn: bool,
@@ -259,6 +386,9 @@ pub struct DurabilityRun {
     pub engine: String,
     pub txns: u64,
     pub rows_per_txn: u32,
+    /// Older runs were all `append`.
+    #[serde(default)]
+    pub workload: Workload,
     pub seed: u64,
     pub torn: bool,
     /// The crash point replayed, if this was a replay.
@@ -351,6 +481,7 @@ pub fn measure(req: &args::Request) -> Result<DurabilityRun> {
         engine: req.configs[0].engine().into(),
         txns: plan.txns,
         rows_per_txn: plan.rows_per_txn,
+        workload: plan.workload,
         seed: plan.seed,
         torn: plan.torn,
         replay: plan.replay,

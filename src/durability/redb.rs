@@ -8,7 +8,9 @@
 
 use super::sqlite::{read_acks, ACKS};
 use super::volatile::{Change, Volatile};
-use super::{judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
+use super::{
+    judge, last_writer, parts, payload, ByTxn, Plan, PointResult, Subject, Workload, PRELOAD,
+};
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::clock::mono_ns;
 use redb::backends::FileBackend;
@@ -154,16 +156,30 @@ fn open_file(path: &Path) -> Result<std::fs::File> {
 fn transaction(
     db: &Database,
     cfg: &Config,
+    plan: &Plan,
     txn: u64,
-    rows: u64,
 ) -> std::result::Result<(), String> {
+    let rows = u64::from(plan.rows_per_txn);
     let (durability, two_phase) = cfg.durability();
     let mut t = db.begin_write().map_err(|e| e.to_string())?;
     t.set_durability(durability);
     t.set_two_phase_commit(two_phase);
     {
         let mut table = t.open_table(TABLE).map_err(|e| e.to_string())?;
-        for part in 0..rows {
+        for part in parts(plan.workload, txn, rows) {
+            if plan.workload == Workload::Update {
+                let before = key(last_writer(part, txn - 1, rows), part);
+                if table
+                    .remove(before.as_slice())
+                    .map_err(|e| e.to_string())?
+                    .is_none()
+                {
+                    return Err(format!(
+                        "row {} to rewrite is missing",
+                        String::from_utf8_lossy(&before)
+                    ));
+                }
+            }
             table
                 .insert(key(txn, part).as_slice(), payload(txn, part).as_slice())
                 .map_err(|e| e.to_string())?;
@@ -200,7 +216,7 @@ fn run_until_failure(
     let mut in_flight = None;
     if let Ok(db) = Database::builder().create_with_backend(backend) {
         for txn in 1..=plan.txns {
-            match transaction(&db, cfg, txn, u64::from(plan.rows_per_txn)) {
+            match transaction(&db, cfg, plan, txn) {
                 Ok(()) => writeln!(acks, "{txn}").run_err(what)?,
                 Err(_) => {
                     in_flight = Some(txn);
@@ -288,7 +304,7 @@ impl Subject for Config {
         if let Some(why) = failure_panic {
             r.integrity = Some(format!("redb {why} when the power failed"));
         }
-        if let Err(why) = super::contain(|| check(&db, u64::from(plan.rows_per_txn), &mut r)) {
+        if let Err(why) = super::contain(|| check(&db, plan, &mut r)) {
             r.integrity.get_or_insert(format!("recovery {why}"));
         }
         Ok(r)
@@ -299,15 +315,14 @@ impl Subject for Config {
         let what = "timing the durability workload";
         let db = Database::create(&path).run_err(what)?;
         super::time_transactions(plan, |txn| {
-            transaction(&db, self, txn, u64::from(plan.rows_per_txn))
-                .map_err(|e| Error::failed(format!("{what}: {e}")))
+            transaction(&db, self, plan, txn).map_err(|e| Error::failed(format!("{what}: {e}")))
         })
     }
 }
 
 /// Recover with redb's own file backend (repairing an unclean file), check its integrity and
 /// read everything back.
-fn check(path: &Path, rows_per_txn: u64, r: &mut PointResult) {
+fn check(path: &Path, plan: &Plan, r: &mut PointResult) {
     let t0 = mono_ns();
     let opened = Database::create(path);
     r.recovery_ns = mono_ns() - t0;
@@ -350,7 +365,7 @@ fn check(path: &Path, rows_per_txn: u64, r: &mut PointResult) {
         Ok((rows, counter))
     })();
     match read {
-        Ok((rows, counter)) => judge(r, &rows, counter, rows_per_txn),
+        Ok((rows, counter)) => judge(r, &rows, counter, plan),
         Err(e) => {
             r.integrity.get_or_insert(format!("reading the data: {e}"));
         }

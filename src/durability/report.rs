@@ -12,10 +12,11 @@ pub fn render(run: &DurabilityRun) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "durability: {}, {} transactions of {} rows, seed {}{}",
+        "durability: {}, {} transactions of {} rows ({}), seed {}{}",
         run.engine,
         run.txns,
         run.rows_per_txn,
+        run.workload.name(),
         run.seed,
         if run.id > 0 {
             format!(" (stored as #{})", run.id)

@@ -6,13 +6,17 @@
 //! every transaction updates equal to the newest transaction present.
 //!
 //! The workload: table `log(txn, part, payload)` holds `preload` rows of transaction 0; each
-//! transaction `i` (1, 2, …) inserts `rows_per_txn` rows `(i, part, payload(i, part))` and sets
-//! `counter.value = i`, in one `BEGIN … COMMIT`. A transaction is acknowledged when its COMMIT
+//! transaction `i` (1, 2, …) inserts `rows_per_txn` rows `(i, part, payload(i, part))`
+//! (`append`), or rewrites that many preloaded rows in place, each becoming
+//! `(i, part, payload(i, part))` (`update`), and sets `counter.value = i`, in one
+//! `BEGIN … COMMIT`. A transaction is acknowledged when its COMMIT
 //! returns; the harness then appends `i` to the acknowledgement log, a file outside the
 //! simulated device, synced before the checks read it back.
 
 use super::crash_vfs::Disk;
-use super::{judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
+use super::{
+    judge, last_writer, parts, payload, ByTxn, Plan, PointResult, Subject, Workload, PRELOAD,
+};
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::clock::mono_ns;
 use rusqlite::{params, Connection, OpenFlags};
@@ -72,14 +76,29 @@ fn fresh_copy(work: &Path) -> Result<PathBuf> {
     Ok(db)
 }
 
-fn transaction(conn: &Connection, txn: u64, rows: u64) -> rusqlite::Result<()> {
+fn transaction(conn: &Connection, plan: &Plan, txn: u64) -> rusqlite::Result<()> {
+    let rows = u64::from(plan.rows_per_txn);
     conn.execute_batch("BEGIN")?;
     let body = (|| {
-        for part in 0..rows {
-            conn.execute(
-                "INSERT INTO log VALUES (?1, ?2, ?3)",
-                params![txn as i64, part as i64, payload(txn, part)],
-            )?;
+        for part in parts(plan.workload, txn, rows) {
+            let changed = match plan.workload {
+                Workload::Append => conn.execute(
+                    "INSERT INTO log VALUES (?1, ?2, ?3)",
+                    params![txn as i64, part as i64, payload(txn, part)],
+                )?,
+                Workload::Update => conn.execute(
+                    "UPDATE log SET txn = ?1, payload = ?2 WHERE txn = ?3 AND part = ?4",
+                    params![
+                        txn as i64,
+                        payload(txn, part),
+                        last_writer(part, txn - 1, rows) as i64,
+                        part as i64
+                    ],
+                )?,
+            };
+            if changed != 1 {
+                return Err(rusqlite::Error::StatementChangedRows(changed));
+            }
         }
         conn.execute("UPDATE counter SET value = ?1 WHERE id = 1", [txn as i64])?;
         conn.execute_batch("COMMIT")
@@ -123,7 +142,7 @@ fn run_until_failure(
             .and_then(|()| conn.execute_batch(&format!("PRAGMA synchronous={}", cfg.synchronous)));
         if setup.is_ok() {
             for txn in 1..=plan.txns {
-                match transaction(&conn, txn, u64::from(plan.rows_per_txn)) {
+                match transaction(&conn, plan, txn) {
                     Ok(()) => writeln!(acks, "{txn}").run_err(what)?,
                     Err(_) => {
                         in_flight = Some(txn);
@@ -185,9 +204,7 @@ impl Subject for Config {
         .run_err(what)?;
         conn.execute_batch(&format!("PRAGMA synchronous={}", self.synchronous))
             .run_err(what)?;
-        super::time_transactions(plan, |txn| {
-            transaction(&conn, txn, u64::from(plan.rows_per_txn)).run_err(what)
-        })
+        super::time_transactions(plan, |txn| transaction(&conn, plan, txn).run_err(what))
     }
 
     fn crash_at(&self, dir: &Path, plan: &Plan, point: u64) -> Result<PointResult> {
@@ -204,7 +221,7 @@ impl Subject for Config {
             in_flight: before.in_flight,
             ..PointResult::default()
         };
-        check(&db, u64::from(plan.rows_per_txn), &mut r);
+        check(&db, plan, &mut r);
         Ok(r)
     }
 }
@@ -220,7 +237,7 @@ pub fn read_acks(path: &Path) -> Result<u64> {
 }
 
 /// Recover with SQLite's default VFS and check the database against the acknowledgements.
-fn check(db: &Path, rows_per_txn: u64, r: &mut PointResult) {
+fn check(db: &Path, plan: &Plan, r: &mut PointResult) {
     let t0 = mono_ns();
     let opened = Connection::open(db).and_then(|c| {
         c.query_row("SELECT count(*) FROM log", [], |row| row.get::<_, i64>(0))?;
@@ -264,7 +281,7 @@ fn check(db: &Path, rows_per_txn: u64, r: &mut PointResult) {
         })
         .map(|v| v as u64)
         .map_err(|e| e.to_string());
-    judge(r, &by_txn, counter, rows_per_txn);
+    judge(r, &by_txn, counter, plan);
 }
 
 /// `PRAGMA integrity_check`: `None` when it says ok, else its first complaint.
