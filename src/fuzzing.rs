@@ -102,6 +102,20 @@ pub fn meter_csv(data: &[u8]) {
     }
 }
 
+/// A study plan (`pocketbench matrix FILE`): parse it, expand its cells and check every cell's
+/// flags as `matrix` does before measuring (nothing runs).
+pub fn study_plan(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Ok(plan) = crate::study::plan::Plan::parse(text, "plan.toml", "plan") {
+            if let Ok(cells) = crate::study::cells::expand(&plan) {
+                if cells.len() <= 64 {
+                    let _ = crate::study::runner::requests(&plan, &cells);
+                }
+            }
+        }
+    }
+}
+
 /// A fuzz target's entry point.
 pub type Target = fn(&[u8]);
 
@@ -130,7 +144,7 @@ pub fn device_text(data: &[u8]) {
     }
 }
 
-pub const TARGETS: [(&str, Target); 8] = [
+pub const TARGETS: [(&str, Target); 9] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
@@ -139,4 +153,5 @@ pub const TARGETS: [(&str, Target); 8] = [
     ("sql_splitter", sql_splitter),
     ("meter_csv", meter_csv),
     ("device_text", device_text),
+    ("study_plan", study_plan),
 ];

@@ -28,6 +28,10 @@ pub const MAX_FLASH_TRACE_BYTES: u64 = 256 << 20;
 pub const MAX_STORAGE_FILE_BYTES: u64 = 64 << 30;
 /// Bytes of one call of the storage suite (`--buffer`).
 pub const MAX_STORAGE_BUFFER_BYTES: u64 = 64 << 20;
+/// Bytes of a study plan file (read whole).
+pub const MAX_PLAN_FILE_BYTES: u64 = 1 << 20;
+/// Cells of one study plan (the product of its axes' value counts, plus its includes).
+pub const MAX_PLAN_CELLS: u64 = 10_000;
 /// Bytes of an energy meter CSV (read whole).
 pub const MAX_METER_CSV_BYTES: u64 = 256 << 20;
 

@@ -261,3 +261,34 @@ fn runs_made_one_by_one_group_by_settings_and_compare_across_stores() {
     // Two runs with the same settings are two repeats of one configuration.
     assert!(text.contains("| all runs | 2 |"), "{text}");
 }
+
+#[test]
+fn a_plan_of_more_than_ten_thousand_cells_is_refused_before_expanding() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("never.db");
+    // 101 × 100 = 10 100 cells; with 2^40 more the product would overflow a naive count.
+    let values = |n: u32| {
+        (1..=n)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let plan = dir.path().join("huge.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "[axes]\nops = [{}]\nrecords = [{}]\n",
+            values(101),
+            values(100)
+        ),
+    )
+    .unwrap();
+    let out = pb(["matrix", arg(&plan), "--results", arg(&store)]).expect_code(2);
+    assert!(
+        out.stderr
+            .contains("axes: the axes make more than 10000 cells, the limit"),
+        "{}",
+        out.stderr
+    );
+    assert!(!store.exists());
+}

@@ -80,8 +80,7 @@ impl Plan {
     /// Read and check a plan file. Every error names the file and the field.
     pub fn load(path: &Path) -> Result<Plan> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::input(format!("{file}: cannot read plan: {e}")))?;
+        let text = crate::limits::read_text(path, &file, crate::limits::MAX_PLAN_FILE_BYTES)?;
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -202,6 +201,17 @@ impl Parser<'_> {
         let axes = self.axes(t.get("axes"))?;
         let exclude = self.rules(t.get("exclude"), "exclude", &axes, true)?;
         let include = self.rules(t.get("include"), "include", &axes, false)?;
+        let product = axes
+            .iter()
+            .try_fold(1u64, |n, a| n.checked_mul(a.values.len() as u64))
+            .and_then(|n| n.checked_add(include.len() as u64));
+        let max = crate::limits::MAX_PLAN_CELLS;
+        if product.is_none_or(|n| n > max) {
+            return Err(self.err(
+                "axes",
+                format!("the axes make more than {max} cells, the limit (see docs/limits.md)"),
+            ));
+        }
         if axes.is_empty() && include.is_empty() {
             return Err(self.err("axes", "a plan needs at least one axis (or an include)"));
         }
