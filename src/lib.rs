@@ -15,6 +15,7 @@ pub mod export;
 pub mod flash;
 pub mod fuzzing;
 pub mod limits;
+pub mod models;
 pub mod output;
 pub mod platform;
 pub mod report;

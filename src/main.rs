@@ -38,6 +38,7 @@ fn main() {
         Command::Flash(cmd) => commands::flash::main(cmd),
         Command::Flashbench(args) => commands::flashbench::main(args),
         Command::Durability(args) => commands::durability::main(args),
+        Command::Models(args) => commands::models::main(args),
         Command::Storage(args) => commands::storage::main(args),
         Command::Device(cmd) => commands::device::main(cmd, Cli::command()),
         Command::Completions(args) => commands::completions::main(args, Cli::command()),

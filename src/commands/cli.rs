@@ -9,6 +9,7 @@ use super::{
     results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
 };
 use crate::durability::args::DurabilityArgs;
+use crate::models::args::ModelsArgs;
 use crate::run::args::RunArgs;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -92,6 +93,12 @@ pub enum Command {
         after_help = "Examples:\n  pocketbench durability\n  pocketbench durability --config journal_mode=wal --config synchronous=normal,full --crashes 500\n  pocketbench durability --torn --json\n  pocketbench durability --config journal_mode=delete --config synchronous=off --replay-crash 1:37\n\nThe model and its limits: docs/durability.md"
     )]
     Durability(DurabilityArgs),
+    /// The data-model study: one e-commerce schema and six tests on a relational, key-value,
+    /// document and object store, from 10 to 100 000 tuples, answers cross-checked.
+    #[command(
+        after_help = "Examples:\n  pocketbench models\n  pocketbench models --tuples 10,100,1000 --engines sqlite,lmdb,lmdb+index,polodb,native_db\n  pocketbench models --tests 5,6 --budget 10s --csv models.csv\n  pocketbench models --list\n\nThe schema, the plans per engine and how to add one: docs/models.md"
+    )]
+    Models(ModelsArgs),
     /// Storage micro-benchmarks (AndroBench/Mobibench style): sequential and random file I/O
     /// by sync mode and thread count, SQLite transactions per second, calibration table.
     Storage(StorageArgs),

@@ -14,6 +14,7 @@ pub mod engines;
 pub mod flash;
 pub mod flashbench;
 pub mod matrix;
+pub mod models;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -186,6 +186,10 @@ impl<S: KvStore> Engine for KvEngine<S> {
         Ok(())
     }
 
+    fn as_kv(&mut self) -> Option<&mut dyn KvStore> {
+        Some(&mut self.store)
+    }
+
     fn begin_load(&mut self) -> Result<()> {
         self.store.begin_bulk()
     }

@@ -133,6 +133,12 @@ pub trait Engine {
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {
         Default::default()
     }
+
+    /// The key-value store under a key-value engine (the data-model study writes its own
+    /// keys through it); `None` for the others.
+    fn as_kv(&mut self) -> Option<&mut dyn kv::KvStore> {
+        None
+    }
 }
 
 /// How to open one engine, and what it accepts.

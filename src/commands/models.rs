@@ -1,0 +1,58 @@
+//! `pocketbench models`: run the data-model study on every engine and scale asked for, print
+//! the tables (or JSON), optionally a CSV, store the run; `--show` prints a stored one and
+//! `--list` the engines of this build. The flags and the request are
+//! [`crate::models::args`]; a run whose engines disagreed on an answer exits 1 (stored).
+
+use crate::error::{Error, Result};
+use crate::limits::escape;
+use crate::models::args::ModelsArgs;
+use crate::models::{self, render, ModelsRun, SUITE};
+use crate::results::{store::Store, suites};
+
+pub fn main(a: &ModelsArgs) -> Result<i32> {
+    crate::output::progress::set_quiet(a.quiet || a.json);
+    if a.list {
+        for e in models::engines() {
+            println!("{e:<18}{}", models::kind(&e).name());
+        }
+        return Ok(0);
+    }
+    let run = if let Some(id) = a.show {
+        if !a.results.is_file() {
+            return Err(Error::input(format!(
+                "--results {}: no results store there",
+                escape(&a.results.display().to_string())
+            )));
+        }
+        let mut store = Store::open(&a.results)?;
+        let (id, mut r): (_, ModelsRun) =
+            suites::load_as(&mut store, SUITE, (id > 0).then_some(id))?;
+        r.id = id;
+        r
+    } else {
+        measure(a)?
+    };
+    if a.json {
+        super::print_json(&run)?;
+    } else {
+        print!("{}", render::render(&run));
+    }
+    Ok(if run.mismatches.is_empty() { 0 } else { 1 })
+}
+
+/// Check everything, run, store the run, then write the CSV (the store and the CSV's
+/// directory are checked before anything runs).
+fn measure(a: &ModelsArgs) -> Result<ModelsRun> {
+    let req = a.request()?;
+    if let Some(csv) = &a.csv {
+        crate::limits::check_output_file(csv, "--csv")?;
+    }
+    let mut store = Store::open(&a.results)?;
+    let mut run = models::measure(&req)?;
+    let v = serde_json::to_value(&run).map_err(|e| Error::failed(e.to_string()))?;
+    run.id = suites::save(&mut store, SUITE, &run.created_at, &v, &[])?;
+    if let Some(csv) = &a.csv {
+        render::write_csv(&run, csv)?;
+    }
+    Ok(run)
+}
