@@ -1,0 +1,250 @@
+//! The data-model study (`pocketbench models`): the generator's first values and rows for a
+//! seed, worked out independently (by hand for the first xorshift step, the rest by a separate
+//! model of the generator); every engine of the build, each through its own plans, gives the
+//! answer computed straight from the rows, for every test and execution, at two small scales
+//! (with and without app-maintained indexes); a test that runs past its budget is recorded as
+//! such, not a crash; answers that differ between engines are found; through the binary a run
+//! is stored, printed again with `--show`, exported as CSV, and bad flags exit 2 with one line
+//! and store nothing.
+
+mod common;
+
+use common::{arg, pb};
+use pocketbench::models::data::{DataSet, XorShift};
+use pocketbench::models::query::{self, Answer, Query, Test, Value};
+use pocketbench::models::{self, crosscheck, run_test, ModelStore};
+
+#[test]
+fn the_generator_gives_the_same_rows_for_a_seed() {
+    // xorshift64 (13, 7, 17) from 1: 1 ^ 1<<13 = 8193; ^ 8193>>7 (64) = 8257;
+    // ^ 8257<<17 (1 082 261 504, no bit shared) = 1 082 269 761.
+    let mut x = XorShift::new(1);
+    assert_eq!(x.next_u64(), 1_082_269_761);
+    assert_eq!(x.next_u64(), 1_152_992_998_833_853_505);
+    assert_eq!(x.next_u64(), 11_177_516_664_432_764_457);
+    // Name: 1 082 269 761 mod 64 = 1 → "Alan"; the rest from the same stream.
+    let d = DataSet::generate(1, 3, 2);
+    let people: Vec<(u32, &str, u32, &str, &str)> = d
+        .people
+        .iter()
+        .map(|p| {
+            (
+                p.id,
+                p.name.as_str(),
+                p.age,
+                p.gender.as_str(),
+                p.color.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        people,
+        [
+            (1, "Alan", 59, "M", "cyan"),
+            (2, "Nia", 73, "M", "pink"),
+            (3, "Bela", 62, "F", "indigo")
+        ]
+    );
+    let sales: Vec<(u32, u32, u32, u32, &str, u32)> = d
+        .transactions
+        .iter()
+        .map(|t| (t.id, t.seller, t.buyer, t.price, t.item.as_str(), t.date))
+        .collect();
+    assert_eq!(
+        sales,
+        [
+            (1, 1, 2, 72065, "camera", 257),
+            (2, 1, 3, 78187, "helmet", 982),
+            (3, 2, 1, 92452, "book", 453),
+            (4, 2, 1, 28758, "cup", 313),
+            (5, 3, 1, 43217, "laptop", 122),
+            (6, 3, 1, 73712, "mouse", 583)
+        ]
+    );
+    assert_eq!(DataSet::generate(1, 3, 2).people, d.people);
+    assert_ne!(DataSet::generate(2, 3, 2).people, d.people);
+}
+
+#[test]
+fn the_reference_answers_by_hand() {
+    let d = DataSet::generate(1, 3, 2);
+    // Ages 59, 73, 62: two people in 55..=64.
+    let a = query::reference(&d, &Query::AgeRange(55, 64));
+    assert_eq!(
+        a.rows,
+        vec![
+            vec![Value::Int(1), Value::Text("Alan".into()), Value::Int(59)],
+            vec![Value::Int(3), Value::Text("Bela".into()), Value::Int(62)],
+        ]
+    );
+    // Buyer 1 bought transactions 3..6: 92 452 + 28 758 + 43 217 + 73 712 = 238 139.
+    let g = query::reference(&d, &Query::GroupBuyer);
+    assert_eq!(g.rows[0], vec![Value::Int(1), Value::Int(238_139)]);
+    assert_eq!(g.rows.len(), 3);
+    // Buyers aged 70..=74: Nia (2), who bought transaction 1 for 72 065.
+    let j = query::reference(&d, &Query::JoinAge(70, 74));
+    assert_eq!(
+        j.rows,
+        vec![vec![
+            Value::Int(1),
+            Value::Int(72065),
+            Value::Int(2),
+            Value::Text("Nia".into())
+        ]]
+    );
+    // Order does not matter to an answer.
+    let b = Answer::new(j.rows.iter().rev().cloned().collect());
+    assert_eq!(b.checksum(), j.checksum());
+}
+
+#[test]
+fn every_engine_gives_the_reference_answer_to_every_execution() {
+    for tuples in [1, 40] {
+        let data = DataSet::generate(7, tuples, 3);
+        for engine in models::engines() {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = models::create(&engine, dir.path()).unwrap();
+            store.insert(&data).unwrap();
+            for test in Test::ALL {
+                for q in query::executions(test, 7, tuples) {
+                    let got = store.query(&q).unwrap();
+                    let want = query::reference(&data, &q);
+                    assert_eq!(got, want, "{engine}, {tuples} tuples, {q:?}");
+                }
+            }
+        }
+    }
+}
+
+/// A store that answers nothing, instantly.
+struct Empty;
+
+impl ModelStore for Empty {
+    fn insert(&mut self, _: &DataSet) -> pocketbench::error::Result<()> {
+        Ok(())
+    }
+    fn query(&mut self, _: &Query) -> pocketbench::error::Result<Answer> {
+        Ok(Answer::new(Vec::new()))
+    }
+}
+
+#[test]
+fn a_test_past_its_budget_is_recorded_not_a_crash() {
+    let queries = query::executions(Test::GroupAge, 1, 10);
+    assert_eq!(queries.len(), 10);
+    // A budget of 1 ns: the first execution runs, then the budget is spent.
+    let r = run_test(&mut Empty, Test::GroupAge, &queries, 1).unwrap();
+    assert_eq!(r.executions.len(), 1);
+    let why = r.exceeded_budget.unwrap();
+    assert!(
+        why.starts_with("exceeded budget: 1 of 10 executions in"),
+        "{why}"
+    );
+    let r = run_test(&mut Empty, Test::GroupAge, &queries, u64::MAX).unwrap();
+    assert_eq!((r.executions.len(), r.exceeded_budget), (10, None));
+}
+
+#[test]
+fn differing_answers_are_found() {
+    let data = DataSet::generate(3, 20, 3);
+    let req = models::Request {
+        engines: vec!["sqlite".into(), "lmdb".into()],
+        scales: vec![20],
+        tests: vec![Test::LookupName, Test::GroupBuyer],
+        per_person: 3,
+        seed: 3,
+        budget_ns: u64::MAX,
+        parent: std::env::temp_dir(),
+    };
+    let mut run = models::measure(&req).unwrap();
+    assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
+    assert_eq!(run.results.len(), 2);
+    assert_eq!(run.results[0].rows, data.rows());
+    // Tamper with lmdb's answer to test 5's third execution.
+    run.results[1].tests[1].executions[2].checksum = "0".repeat(16);
+    let m = crosscheck(&run.results);
+    assert_eq!(m.len(), 1);
+    assert_eq!((m[0].test, m[0].execution), (Test::GroupBuyer, 3));
+    assert_eq!(m[0].engines, ("sqlite".to_string(), "lmdb".to_string()));
+}
+
+#[test]
+fn the_command_stores_prints_and_exports_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("m.db");
+    let csv = dir.path().join("m.csv");
+    let out = pb([
+        "models",
+        "--tuples",
+        "5,30",
+        "--engines",
+        "sqlite,lmdb+index",
+        "--results",
+        arg(&store),
+        "--csv",
+        arg(&csv),
+        "-q",
+    ])
+    .expect_ok();
+    let text = &out.stdout;
+    assert!(
+        text.contains("30 tuples (30 people, 90 transactions)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("every engine gave the same answer to every execution (240 executions"),
+        "{text}"
+    );
+    let shown = pb(["models", "--show", "--results", arg(&store), "--json"])
+        .expect_ok()
+        .json();
+    assert_eq!(shown["id"], 1);
+    assert_eq!(shown["results"].as_array().unwrap().len(), 4);
+    assert_eq!(shown["results"][1]["engine"], "lmdb+index");
+    assert_eq!(
+        shown["results"][1]["tests"][0]["executions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    // Header, then 2 engines × 2 scales × 6 tests.
+    assert_eq!(rows.lines().count(), 1 + 24, "{rows}");
+    assert!(
+        rows.starts_with("engine,kind,tuples,rows,create_ns"),
+        "{rows}"
+    );
+}
+
+#[test]
+fn bad_flags_exit_2_with_one_line_and_store_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("never.db");
+    let cases: [(&[&str], &str); 7] = [
+        (&["--tuples", "0"], "--tuples 0: must be 1 to 100000"),
+        (
+            &["--tuples", "100001"],
+            "--tuples 100001: must be 1 to 100000",
+        ),
+        (
+            &["--engines", "oracle"],
+            "--engines \"oracle\": not a study engine of this build",
+        ),
+        (
+            &["--tests", "7"],
+            "--tests \"7\": not a test (1 to 6, or lookup-id",
+        ),
+        (&["--budget", "0s"], "--budget 0: give a positive time"),
+        (&["--per-person", "0"], "--per-person 0: must be 1 to 100"),
+        (&["--csv", "/"], "--csv /:"),
+    ];
+    for (flags, expected) in cases {
+        let mut args = vec!["models", "--results", arg(&store)];
+        args.extend_from_slice(flags);
+        let out = pb(args).expect_code(2);
+        assert!(out.stderr.contains(expected), "{flags:?}: {}", out.stderr);
+        assert_eq!(out.stderr.trim_end().lines().count(), 1, "{}", out.stderr);
+        assert!(!store.exists(), "{flags:?} created the store");
+    }
+}
