@@ -248,3 +248,42 @@ fn bad_flags_exit_2_with_one_line_and_store_nothing() {
         assert!(!store.exists(), "{flags:?} created the store");
     }
 }
+
+#[test]
+fn a_models_plan_stores_one_run_per_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("study.db");
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        "suite = \"models\"\nrepeats = 1\n[models]\ntuples = \"8\"\nengines = \"sqlite,redb+index\"\n[axes]\nper_person = [1, 2]\n",
+    )
+    .unwrap();
+    let out = pb(["matrix", arg(&plan), "--results", arg(&store), "-q"]).expect_ok();
+    assert!(out.stdout.contains("== per_person=1"), "{}", out.stdout);
+    assert!(out.stdout.contains("== per_person=2"), "{}", out.stdout);
+    assert!(out.stdout.contains("2 of 2 in all"), "{}", out.stdout);
+    let v = pb([
+        "matrix",
+        arg(&plan),
+        "--results",
+        arg(&store),
+        "--resume",
+        "--json",
+    ])
+    .expect_ok()
+    .json();
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    // 8 people and 8 or 16 transactions.
+    assert_eq!(runs[0]["run"]["results"][0]["rows"], 16);
+    assert_eq!(runs[1]["run"]["results"][0]["rows"], 24);
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "suite = \"models\"\n[axes]\ncsv = [\"x.csv\"]\n").unwrap();
+    let out = pb(["matrix", arg(&bad), "--results", arg(&store)]).expect_code(2);
+    assert!(
+        out.stderr.contains("--csv cannot be set in a plan"),
+        "{}",
+        out.stderr
+    );
+}

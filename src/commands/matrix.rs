@@ -3,6 +3,7 @@
 use crate::durability::{self, DurabilityRun};
 use crate::error::{Error, Result};
 use crate::export::table;
+use crate::models::{self, ModelsRun};
 use crate::output::progress;
 use crate::results::dataset::Dataset;
 use crate::results::filter::Filter;
@@ -76,8 +77,8 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
     }
     let outcome = runner::run(&plan, &opts)?;
     let study = outcome.study.as_ref().map(|s| s.id).unwrap_or_default();
-    if plan.suite == Suite::Durability {
-        return durability_tables(&plan, &outcome, study, args.json);
+    if plan.suite != Suite::Run {
+        return suite_tables(&plan, &outcome, study, args.json);
     }
     let store = Store::open_read(&outcome.results)?;
     let filter = Filter::parse(&format!("study={study}"), "--filter")?;
@@ -124,39 +125,46 @@ fn print_tally(outcome: &runner::Outcome, study: i64) {
         );
 }
 
-/// A durability study's output: every stored run of the study, cell by cell, as
-/// `pocketbench durability` prints it (or all of them as JSON).
-fn durability_tables(
-    plan: &Plan,
-    outcome: &runner::Outcome,
-    study: i64,
-    json: bool,
-) -> Result<i32> {
+/// A durability or models study's output: every stored run of the study, cell by cell, as
+/// the suite's command prints it (or all of them as JSON).
+fn suite_tables(plan: &Plan, outcome: &runner::Outcome, study: i64, json: bool) -> Result<i32> {
     let mut store = Store::open_read(&outcome.results)?;
     let mut runs = Vec::new();
     for (id, cell, repeat) in ledger::runs(&store, study)? {
-        let (_, mut run): (_, DurabilityRun) =
-            suites::load_as(&mut store, durability::SUITE, Some(id))?;
-        run.id = id;
-        runs.push((cell, repeat, run));
+        let (value, text) = match plan.suite {
+            Suite::Models => {
+                let (_, mut run): (_, ModelsRun) =
+                    suites::load_as(&mut store, models::SUITE, Some(id))?;
+                run.id = id;
+                (serde_json::to_value(&run), models::render::render(&run))
+            }
+            _ => {
+                let (_, mut run): (_, DurabilityRun) =
+                    suites::load_as(&mut store, durability::SUITE, Some(id))?;
+                run.id = id;
+                (serde_json::to_value(&run), durability::report::render(&run))
+            }
+        };
+        let value = value.map_err(|e| Error::failed(e.to_string()))?;
+        runs.push((cell, repeat, value, text));
     }
     if json {
         let value = serde_json::json!({
             "outcome": outcome,
-            "runs": runs.iter().map(|(cell, repeat, run)| serde_json::json!({
+            "runs": runs.iter().map(|(cell, repeat, run, _)| serde_json::json!({
                 "cell": cell, "repeat": repeat + 1, "run": run
             })).collect::<Vec<_>>(),
         });
         super::print_json(&value)?;
     } else {
-        for (cell, repeat, run) in &runs {
+        for (cell, repeat, run, text) in &runs {
             println!(
                 "== {cell} (repeat {}/{}, run #{})",
                 repeat + 1,
                 plan.repeats,
-                run.id
+                run["id"]
             );
-            print!("{}", durability::report::render(run));
+            print!("{text}");
             println!();
         }
         print_tally(outcome, study);

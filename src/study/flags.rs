@@ -5,6 +5,7 @@
 //! command is an axis from then on, with nothing to change here.
 
 use crate::durability::args::DurabilityArgs;
+use crate::models::args::ModelsArgs;
 use crate::run::args::RunArgs;
 use clap::{ArgAction, Args, FromArgMatches};
 use std::sync::OnceLock;
@@ -18,15 +19,18 @@ pub enum Suite {
     Run,
     /// `pocketbench durability`: speed and simulated power failures per cell.
     Durability,
+    /// `pocketbench models`: the data-model study per cell.
+    Models,
 }
 
 impl Suite {
-    pub const NAMES: &'static [&'static str] = &["run", "durability"];
+    pub const NAMES: &'static [&'static str] = &["run", "durability", "models"];
 
     pub fn parse(name: &str) -> Option<Suite> {
         match name {
             "run" => Some(Suite::Run),
             "durability" => Some(Suite::Durability),
+            "models" => Some(Suite::Models),
             _ => None,
         }
     }
@@ -35,6 +39,7 @@ impl Suite {
         match self {
             Suite::Run => "run",
             Suite::Durability => "durability",
+            Suite::Models => "models",
         }
     }
 
@@ -42,10 +47,14 @@ impl Suite {
     pub fn flags(self) -> &'static CommandFlags {
         static RUN: OnceLock<CommandFlags> = OnceLock::new();
         static DURABILITY: OnceLock<CommandFlags> = OnceLock::new();
+        static MODELS: OnceLock<CommandFlags> = OnceLock::new();
         match self {
             Suite::Run => RUN.get_or_init(|| CommandFlags::of::<RunArgs>(self, RUN_NOT_IN_A_PLAN)),
             Suite::Durability => DURABILITY
                 .get_or_init(|| CommandFlags::of::<DurabilityArgs>(self, DURABILITY_NOT_IN_A_PLAN)),
+            Suite::Models => {
+                MODELS.get_or_init(|| CommandFlags::of::<ModelsArgs>(self, MODELS_NOT_IN_A_PLAN))
+            }
         }
     }
 
@@ -54,6 +63,7 @@ impl Suite {
         match self {
             Suite::Run => parse(args).map(|_| ()),
             Suite::Durability => parse_durability(args).map(|_| ()),
+            Suite::Models => parse_models(args).map(|_| ()),
         }
     }
 }
@@ -101,6 +111,26 @@ const DURABILITY_NOT_IN_A_PLAN: &[(&str, &str)] = &[
         "a replay is one crash point, not a study cell: run `durability --replay-crash` alone",
     ),
     ("help", "not a durability setting"),
+];
+
+/// Flags of `models` a plan may not set, and why.
+const MODELS_NOT_IN_A_PLAN: &[(&str, &str)] = &[
+    (
+        "results",
+        "set `results` at the top of the plan, or pass --results to matrix",
+    ),
+    ("json", "matrix prints its own output"),
+    ("quiet", "pass --quiet to matrix"),
+    (
+        "show",
+        "a study runs; print a stored run with `models --show ID`",
+    ),
+    ("list", "a study runs; `models --list` names the engines"),
+    (
+        "csv",
+        "every cell is in the results store (`results show ID --json`)",
+    ),
+    ("help", "not a models setting"),
 ];
 
 /// The flags of one command as a plan sees them.
@@ -189,6 +219,11 @@ fn parse_as<A: Args + FromArgMatches>(name: &'static str, args: &[String]) -> Re
 /// Parse a cell's arguments exactly as `pocketbench run ARGS...` would.
 pub fn parse(args: &[String]) -> Result<RunArgs, String> {
     parse_as("run", args)
+}
+
+/// Parse a cell's arguments exactly as `pocketbench models ARGS...` would.
+pub fn parse_models(args: &[String]) -> Result<ModelsArgs, String> {
+    parse_as("models", args)
 }
 
 /// Parse a cell's arguments exactly as `pocketbench durability ARGS...` would.

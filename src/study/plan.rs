@@ -68,8 +68,6 @@ const TOP_KEYS: &[&str] = &[
     "results",
     "confidence",
     "suite",
-    "run",
-    "durability",
     "axes",
     "exclude",
     "include",
@@ -127,10 +125,13 @@ impl Parser<'_> {
     }
 
     fn plan(&self, t: &toml::Table, default_name: &str) -> Result<Plan> {
-        if let Some(k) = t.keys().find(|k| !TOP_KEYS.contains(&k.as_str())) {
+        // Besides these, one table of shared flags named after each suite (`[run]`, …).
+        let known = |k: &str| TOP_KEYS.contains(&k) || Suite::NAMES.contains(&k);
+        if let Some(k) = t.keys().find(|k| !known(k)) {
+            let names: Vec<&str> = TOP_KEYS.iter().chain(Suite::NAMES).copied().collect();
             return Err(self.err(
                 k,
-                format!("unknown field (expected one of: {})", TOP_KEYS.join(", ")),
+                format!("unknown field (expected one of: {})", names.join(", ")),
             ));
         }
         let name = match t.get("name") {

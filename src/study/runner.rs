@@ -59,6 +59,8 @@ pub enum CellRequest {
     Run(Box<RunRequest>, bool),
     /// A `durability` run.
     Durability(crate::durability::args::Request),
+    /// A `models` run.
+    Models(crate::models::Request),
 }
 
 /// Check every cell's request: flags, workload, engine and options. Nothing is measured.
@@ -79,6 +81,11 @@ pub fn requests(plan: &Plan, cells: &[Cell]) -> Result<Vec<CellRequest>> {
                     let args = super::flags::parse_durability(&cell.args)
                         .map_err(|why| at(Error::input(why)))?;
                     Ok(CellRequest::Durability(args.request().map_err(at)?))
+                }
+                Suite::Models => {
+                    let args = super::flags::parse_models(&cell.args)
+                        .map_err(|why| at(Error::input(why)))?;
+                    Ok(CellRequest::Models(args.request().map_err(at)?))
                 }
             }
         })
@@ -254,15 +261,35 @@ fn run_one(
         }
         CellRequest::Durability(req) => {
             let run = crate::durability::measure(req)?;
-            let v = serde_json::to_value(&run).map_err(|e| Error::failed(e.to_string()))?;
-            crate::results::suites::save_with(
+            save(
                 store,
                 crate::durability::SUITE,
                 &run.created_at,
-                &v,
-                &[],
+                &run,
+                |tx, id| ledger::record(tx, id, study, cell, repeat),
+            )
+        }
+        CellRequest::Models(req) => {
+            let run = crate::models::measure(req)?;
+            save(
+                store,
+                crate::models::SUITE,
+                &run.created_at,
+                &run,
                 |tx, id| ledger::record(tx, id, study, cell, repeat),
             )
         }
     }
+}
+
+/// Store a suite run with its study cell, in one transaction.
+fn save(
+    store: &mut Store,
+    suite: &str,
+    created_at: &str,
+    run: &impl serde::Serialize,
+    cell: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
+) -> Result<i64> {
+    let v = serde_json::to_value(run).map_err(|e| Error::failed(e.to_string()))?;
+    crate::results::suites::save_with(store, suite, created_at, &v, &[], cell)
 }
