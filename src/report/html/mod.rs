@@ -3,7 +3,8 @@
 //! summary and environment tables — no scripts, no network, nothing external.
 //!
 //! * [`svg`] — the chart kit; [`scatter`], [`bars`], [`timeline`], [`lines`], [`grid`] — the
-//!   figures of runs; [`flash`] — the flashbench figures; [`durability`] — speed beside safety
+//!   figures of runs; [`flash`] — the flashbench figures; [`models`] — the data-model study;
+//!   [`durability`] — speed beside safety
 //! * [`page`] — the HTML page and its tables
 
 pub mod bars;
@@ -11,6 +12,7 @@ pub mod durability;
 pub mod flash;
 pub mod grid;
 pub mod lines;
+pub mod models;
 pub mod page;
 pub mod scatter;
 pub mod svg;
@@ -34,7 +36,7 @@ pub struct Figure {
 
 /// Every figure, in report order: those of the runs (when any are selected), then the
 /// flashbench figures (when the store holds a flashbench run), then the durability figure
-/// (when it holds a durability run).
+/// (when it holds a durability run), then the data-model study's (when it holds a models run).
 pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>> {
     let mut out = Vec::new();
     if !data.runs.is_empty() {
@@ -51,5 +53,6 @@ pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>>
         out.extend(flash::figures(&run, stored));
     }
     out.extend(durability::figure(store)?);
+    out.extend(models::figures(store)?);
     Ok(out)
 }
