@@ -9,10 +9,11 @@
 
 mod common;
 
-use common::{arg, pb};
+use common::{arg, pb, pb_with};
 use pocketbench::models::data::{DataSet, XorShift};
 use pocketbench::models::query::{self, Answer, Query, Test, Value};
 use pocketbench::models::{self, crosscheck, run_test, ModelStore};
+use pocketbench::platform::fake_sysfs::Tree;
 
 #[test]
 fn the_generator_gives_the_same_rows_for_a_seed() {
@@ -133,14 +134,14 @@ fn a_test_past_its_budget_is_recorded_not_a_crash() {
     let queries = query::executions(Test::GroupAge, 1, 10);
     assert_eq!(queries.len(), 10);
     // A budget of 1 ns: the first execution runs, then the budget is spent.
-    let r = run_test(&mut Empty, Test::GroupAge, &queries, 1).unwrap();
+    let r = run_test(&mut Empty, Test::GroupAge, &queries, 1, None).unwrap();
     assert_eq!(r.executions.len(), 1);
     let why = r.exceeded_budget.unwrap();
     assert!(
         why.starts_with("exceeded budget: 1 of 10 executions in"),
         "{why}"
     );
-    let r = run_test(&mut Empty, Test::GroupAge, &queries, u64::MAX).unwrap();
+    let r = run_test(&mut Empty, Test::GroupAge, &queries, u64::MAX, None).unwrap();
     assert_eq!((r.executions.len(), r.exceeded_budget), (10, None));
 }
 
@@ -155,6 +156,8 @@ fn differing_answers_are_found() {
         seed: 3,
         budget_ns: u64::MAX,
         parent: std::env::temp_dir(),
+        think: Default::default(),
+        governor: None,
     };
     let mut run = models::measure(&req).unwrap();
     assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
@@ -286,4 +289,55 @@ fn a_models_plan_stores_one_run_per_cell() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn the_governor_is_set_and_restored_and_think_time_is_recorded() {
+    // A fake big.LITTLE device running schedutil: the study sets powersave on both policies,
+    // finds it still set at the end, and puts schedutil back.
+    let t = Tree::big_little();
+    let gov = "devices/system/cpu/cpufreq/policy0/scaling_governor";
+    let before = t.read(gov);
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("m.db");
+    let root = t.root().to_path_buf();
+    let out = pb_with(
+        [
+            "models",
+            "--tuples",
+            "6",
+            "--engines",
+            "sqlite",
+            "--tests",
+            "1",
+            "--think",
+            "fixed:1ms",
+            "--governor",
+            "powersave",
+            "--results",
+            arg(&store),
+            "--json",
+            "-q",
+        ],
+        |c| {
+            c.env("POCKETBENCH_SYSFS_ROOT", &root);
+        },
+    )
+    .expect_ok()
+    .json();
+    assert_eq!(out["think"], "fixed:1ms");
+    assert_eq!(out["governor"]["control"], "set", "{}", out["governor"]);
+    assert_eq!(out["governor"]["requested"], "powersave");
+    assert_eq!(t.read(gov), before, "the governor was not restored");
+    // A governor no kernel ships is refused before anything runs.
+    let bad = pb_with(
+        ["models", "--governor", "turbo", "--results", arg(&store)],
+        |c| {
+            c.env("POCKETBENCH_SYSFS_ROOT", &root);
+        },
+    )
+    .expect_code(2);
+    assert!(bad.stderr.contains("turbo"), "{}", bad.stderr);
+    let bad = pb(["models", "--think", "sometimes", "--results", arg(&store)]).expect_code(2);
+    assert!(bad.stderr.contains("--think"), "{}", bad.stderr);
 }

@@ -36,6 +36,14 @@ pub struct ModelsArgs {
     /// beyond it the remaining executions are skipped and the test is marked "exceeded budget".
     #[arg(long, default_value = "60s")]
     pub budget: String,
+    /// Think time between a test's executions (not timed): zero, fixed:5ms, lognormal:6.67ms,
+    /// exponential:10ms — the pause in which a CPU governor scales the clock down.
+    #[arg(long, value_name = "DELAY", default_value = "zero")]
+    pub think: String,
+    /// CPU frequency governor for the study (as `run --governor`): set on every cpufreq policy,
+    /// checked and restored afterwards; without permission it is recorded as observed.
+    #[arg(long, value_name = "GOVERNOR")]
+    pub governor: Option<String>,
     /// Scratch directory on the storage to measure (default: the system's temporary directory).
     #[arg(long)]
     pub dir: Option<PathBuf>,
@@ -130,7 +138,21 @@ impl ModelsArgs {
                 escape(&parent.display().to_string())
             )));
         }
+        let think = crate::workload::delay::DelayModel::parse_as(&self.think, "--think")?;
+        let governor = self
+            .governor
+            .as_deref()
+            .map(|g| {
+                let req = crate::platform::cpufreq::request::GovernorRequest::parse(g)
+                    .map_err(|e| Error::input(format!("--governor {}: {e}", escape(g))))?;
+                let cf = crate::platform::cpufreq::discover(&crate::platform::sysfs::sysfs_root());
+                crate::platform::cpufreq::control::check(&req, &cf)?;
+                Ok::<_, Error>(req)
+            })
+            .transpose()?;
         Ok(Request {
+            think,
+            governor,
             engines,
             scales,
             tests,

@@ -203,6 +203,12 @@ pub struct ModelsRun {
     pub seed: u64,
     pub per_person: u32,
     pub budget_ns: u64,
+    /// The think time between executions (`zero`: back to back).
+    #[serde(default)]
+    pub think: String,
+    /// The CPU governor: set as asked, or observed (and why).
+    #[serde(default)]
+    pub governor: Option<crate::platform::cpufreq::control::GovernorOutcome>,
     pub engines: Vec<String>,
     pub scales: Vec<u32>,
     pub results: Vec<EngineScale>,
@@ -220,6 +226,10 @@ pub struct Request {
     pub budget_ns: u64,
     /// Where the scratch databases go.
     pub parent: std::path::PathBuf,
+    /// Pause between a test's executions.
+    pub think: crate::workload::delay::DelayModel,
+    /// The governor to set for the study (`None`: observe it).
+    pub governor: Option<crate::platform::cpufreq::request::GovernorRequest>,
 }
 
 fn percentile(sorted: &[u64], p: f64) -> u64 {
@@ -230,17 +240,27 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
     sorted[rank - 1]
 }
 
-/// Run `test`'s executions on `store`, stopping once they have taken more than `budget_ns`.
+/// Run `test`'s executions on `store`, stopping once they have taken more than `budget_ns`;
+/// `think` draws the pause before each execution but the first (slept, not timed).
 pub fn run_test(
     store: &mut dyn ModelStore,
     test: Test,
     queries: &[Query],
     budget_ns: u64,
+    mut think: Option<&mut crate::workload::delay::DelaySampler>,
 ) -> Result<TestResult> {
     let mut executions = Vec::with_capacity(queries.len());
     let mut exceeded = None;
     let mut spent = 0u64;
-    for q in queries {
+    for (i, q) in queries.iter().enumerate() {
+        if i > 0 {
+            if let Some(t) = think.as_deref_mut() {
+                let pause = t.next(i as u64 - 1);
+                if pause > 0 {
+                    crate::platform::clock::sleep_until(mono_ns() + pause);
+                }
+            }
+        }
         if spent > budget_ns {
             exceeded = Some(format!(
                 "exceeded budget: {} of {} executions in {}",
@@ -294,9 +314,16 @@ fn run_engine(req: &Request, engine: &str, data: &DataSet, tuples: u32) -> Resul
     store.insert(data)?;
     let insert_ns = (mono_ns() - t0).max(1);
     let mut tests = Vec::new();
+    let mut think = req.think.sampler(req.seed);
     for &test in &req.tests {
         let queries = query::executions(test, req.seed, tuples);
-        tests.push(run_test(store.as_mut(), test, &queries, req.budget_ns)?);
+        tests.push(run_test(
+            store.as_mut(),
+            test,
+            &queries,
+            req.budget_ns,
+            think.as_mut(),
+        )?);
     }
     drop(store);
     Ok(EngineScale {
@@ -345,8 +372,17 @@ pub fn crosscheck(results: &[EngineScale]) -> Vec<Mismatch> {
     out
 }
 
-/// Run the request: every scale, every engine.
+/// Run the request: every scale, every engine, under the governor asked for (restored after,
+/// also when a run fails).
 pub fn measure(req: &Request) -> Result<ModelsRun> {
+    use crate::platform::cpufreq::{control, discover};
+    let root = crate::platform::sysfs::sysfs_root();
+    let cf = discover(&root);
+    let governor = req
+        .governor
+        .as_ref()
+        .map(|g| control::apply(g, &cf, &root))
+        .transpose()?;
     let mut results = Vec::new();
     for &tuples in &req.scales {
         let data = DataSet::generate(req.seed, tuples, req.per_person);
@@ -355,6 +391,10 @@ pub fn measure(req: &Request) -> Result<ModelsRun> {
             results.push(run_engine(req, engine, &data, tuples)?);
         }
     }
+    let governor = match governor {
+        Some(c) => c.finish(),
+        None => control::observe(&cf),
+    };
     let mismatches = crosscheck(&results);
     Ok(ModelsRun {
         id: 0,
@@ -363,6 +403,8 @@ pub fn measure(req: &Request) -> Result<ModelsRun> {
         seed: req.seed,
         per_person: req.per_person,
         budget_ns: req.budget_ns,
+        think: req.think.to_string(),
+        governor: Some(governor),
         engines: req.engines.clone(),
         scales: req.scales.clone(),
         results,

@@ -44,6 +44,12 @@ pub fn render(run: &ModelsRun) -> String {
             String::new()
         }
     );
+    if !run.think.is_empty() {
+        let _ = writeln!(o, "think time between executions: {}", run.think);
+    }
+    if let Some(g) = &run.governor {
+        let _ = writeln!(o, "governor: {}", g.text());
+    }
     let width = run
         .engines
         .iter()
