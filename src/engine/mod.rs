@@ -139,6 +139,12 @@ pub trait Engine {
     fn as_kv(&mut self) -> Option<&mut dyn kv::KvStore> {
         None
     }
+
+    /// The SQL session under an engine that speaks SQLite's C API (BerkeleyDB's SQL front
+    /// end): the data-model study runs its own statements through it; `None` for the others.
+    fn as_sql(&mut self) -> Option<&mut sqlite::session::SqlSession> {
+        None
+    }
 }
 
 /// How to open one engine, and what it accepts.

@@ -1,5 +1,6 @@
 //! `pocketbench models`: the data-model study — one e-commerce schema ([`data`]), six tests of
-//! ten parameterised executions each ([`query`]), run on a relational engine ([`sqlite`]), the
+//! ten parameterised executions each ([`query`]), run on relational engines ([`sqlite`],
+//! [`sql_engine`] for BerkeleyDB's SQL front end), the
 //! key-value engines with the plans an app would write ([`kv`]), a document store
 //! ([`docstore`], PoloDB) and an object store ([`objectstore`], native_db), at every scale
 //! asked for. Per engine and scale: the time to create the database, the insert rate, and per
@@ -16,6 +17,7 @@ pub mod kv;
 pub mod objectstore;
 pub mod query;
 pub mod render;
+pub mod sql_engine;
 pub mod sqlite;
 
 use crate::error::{Error, Result};
@@ -56,14 +58,22 @@ impl Kind {
     }
 }
 
+/// Relational engines besides the bundled SQLite that the study runs where they are built.
+const SQL_ENGINES: [&str; 1] = ["berkeleydb-sql"];
 /// The key-value engines the study runs where they are built.
 const KV_ENGINES: [&str; 5] = ["lmdb", "redb", "rocksdb", "leveldb", "berkeleydb"];
 
-/// Every study engine of this build, in the study's order: `sqlite`, then each key-value
+/// Every study engine of this build, in the study's order: `sqlite` (and `berkeleydb-sql`
+/// where built), then each key-value
 /// engine without and with its app-maintained indexes (`lmdb`, `lmdb+index`, …), then `polodb`
 /// and `native_db` (feature `model-stores`).
 pub fn engines() -> Vec<String> {
     let mut out = vec!["sqlite".to_string()];
+    for e in SQL_ENGINES {
+        if crate::engine::descriptor(e).is_ok() {
+            out.push(e.to_string());
+        }
+    }
     for e in KV_ENGINES {
         if crate::engine::descriptor(e).is_ok() {
             out.push(e.to_string());
@@ -80,7 +90,7 @@ pub fn engines() -> Vec<String> {
 /// The kind of study engine `name`.
 pub fn kind(name: &str) -> Kind {
     match name {
-        "sqlite" => Kind::Relational,
+        "sqlite" | "berkeleydb-sql" => Kind::Relational,
         "polodb" => Kind::Document,
         "native_db" => Kind::Object,
         _ => Kind::KeyValue,
@@ -91,6 +101,7 @@ pub fn kind(name: &str) -> Kind {
 pub fn create(name: &str, dir: &Path) -> Result<Box<dyn ModelStore>> {
     match name {
         "sqlite" => sqlite::create(dir),
+        e if SQL_ENGINES.contains(&e) => sql_engine::create(e, dir),
         #[cfg(feature = "model-stores")]
         "polodb" => docstore::create(dir),
         #[cfg(feature = "model-stores")]

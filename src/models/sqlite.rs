@@ -9,7 +9,8 @@ use crate::error::{Result, ResultExt};
 use rusqlite::{params, Connection};
 use std::path::Path;
 
-const DDL: &str = "
+/// The study's schema (shared with [`super::sql_engine`]).
+pub const DDL: &str = "
 CREATE TABLE people(
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL,
     gender TEXT NOT NULL, color TEXT NOT NULL);

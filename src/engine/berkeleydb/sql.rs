@@ -234,6 +234,10 @@ impl Engine for BdbSql {
     fn last_read(&self) -> LastRead<'_> {
         self.session.last_read()
     }
+
+    fn as_sql(&mut self) -> Option<&mut SqlSession> {
+        Some(&mut self.session)
+    }
 }
 
 impl Drop for BdbSql {

@@ -31,6 +31,15 @@ pub struct SqlSession {
     /// check; `None` when the last operation made no point read.
     last: Vec<u8>,
     last_found: Option<bool>,
+    /// Statements [`SqlSession::query`] prepared, by their text.
+    prepared: std::collections::HashMap<String, RawStmt>,
+}
+
+/// A value bound to a `?` of [`SqlSession::query`].
+#[derive(Clone, Debug)]
+pub enum SqlParam {
+    Int(i64),
+    Text(String),
 }
 
 impl SqlSession {
@@ -38,6 +47,7 @@ impl SqlSession {
         SqlSession {
             api,
             db,
+            prepared: std::collections::HashMap::new(),
             kv: None,
             last: Vec::with_capacity(2048),
             last_found: None,
@@ -124,6 +134,28 @@ impl SqlSession {
             total += RawStmt::from_raw(api, raw, db).run()?;
         }
         Ok(total)
+    }
+
+    /// Run one statement with `params` bound to its `?`s and return its rows (columns as
+    /// bytes); the statement is prepared once per text and kept.
+    pub fn query(
+        &mut self,
+        sql: &str,
+        params: &[SqlParam],
+    ) -> std::result::Result<Vec<Vec<Vec<u8>>>, String> {
+        if !self.prepared.contains_key(sql) {
+            let stmt = RawStmt::prepare(self.api, self.db, sql)?;
+            self.prepared.insert(sql.to_string(), stmt);
+        }
+        let stmt = self.prepared.get_mut(sql).expect("prepared above");
+        for (i, p) in params.iter().enumerate() {
+            let index = i as std::ffi::c_int + 1;
+            match p {
+                SqlParam::Int(v) => stmt.bind_int(index, *v)?,
+                SqlParam::Text(t) => stmt.bind_text(index, t.as_bytes())?,
+            }
+        }
+        stmt.rows()
     }
 
     /// Execute one operation.

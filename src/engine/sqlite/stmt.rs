@@ -117,6 +117,41 @@ impl RawStmt {
         result
     }
 
+    /// Step to completion and return every row's columns as bytes (as `sqlite3_column_blob`
+    /// gives them: numbers in their text form). The statement is reset afterwards.
+    pub fn rows(&mut self) -> Result<Vec<Vec<Vec<u8>>>, String> {
+        let mut out = Vec::new();
+        let result = loop {
+            // SAFETY: valid statement.
+            match unsafe { (self.api.step)(self.stmt) } {
+                ffi::SQLITE_ROW => {
+                    // SAFETY: positioned on a row; blob pointers are valid for `bytes` bytes
+                    // until the next step.
+                    let row = unsafe {
+                        let n = (self.api.column_count)(self.stmt);
+                        (0..n)
+                            .map(|i| {
+                                let p = (self.api.column_blob)(self.stmt, i) as *const u8;
+                                let len = (self.api.column_bytes)(self.stmt, i).max(0) as usize;
+                                if len == 0 || p.is_null() {
+                                    Vec::new()
+                                } else {
+                                    std::slice::from_raw_parts(p, len).to_vec()
+                                }
+                            })
+                            .collect()
+                    };
+                    out.push(row);
+                }
+                ffi::SQLITE_DONE => break Ok(out),
+                _ => break Err(errmsg(self.api, self.db)),
+            }
+        };
+        // SAFETY: valid statement.
+        unsafe { (self.api.reset)(self.stmt) };
+        result
+    }
+
     #[inline]
     fn touch_row(&self) {
         // SAFETY: valid statement positioned on a row.
