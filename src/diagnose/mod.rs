@@ -156,6 +156,7 @@ fn run_one(
         measure_overhead: false,
         platform,
         flash: Default::default(),
+        jvm_mode: Default::default(),
     };
     let prepared = run::prepare(&run_req)?;
     let mut store = Store::open(&req.results)?;

@@ -5,6 +5,7 @@
 #[cfg(feature = "berkeleydb")]
 pub mod berkeleydb;
 pub mod io;
+pub mod jvm;
 pub mod kv;
 #[cfg(feature = "leveldb")]
 pub mod leveldb;
@@ -164,6 +165,9 @@ pub const REGISTRY: &[&EngineDescriptor] = &[
     &null::DESCRIPTOR,
     &lmdb::DESCRIPTOR,
     &redb::DESCRIPTOR,
+    &jvm::H2,
+    &jvm::BDB_JE,
+    &jvm::SQLITE_JDBC,
     #[cfg(feature = "berkeleydb")]
     &berkeleydb::DESCRIPTOR,
     #[cfg(feature = "berkeleydb")]

@@ -73,6 +73,10 @@ pub struct RunArgs {
     /// Replay in the loading process without evicting the page cache.
     #[arg(long)]
     pub warm: bool,
+    /// The JVM engines (h2, bdb-je, sqlite-jdbc): cold runs a fresh JVM with no warm-up, as an
+    /// app starts; warm first runs the run phase once untimed (rolled back), like a JMH warm-up.
+    #[arg(long, value_enum, default_value_t = crate::run::jvm::JvmMode::Cold)]
+    pub jvm_mode: crate::run::jvm::JvmMode,
     /// Also drop the whole page cache before the replay (needs root).
     #[arg(long, conflicts_with = "warm")]
     pub drop_caches: bool,
@@ -176,6 +180,7 @@ impl RunArgs {
                 ..self.platform.request()?
             },
             flash: self.flash_request()?,
+            jvm_mode: self.jvm_mode,
         })
     }
 

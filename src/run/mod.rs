@@ -1,10 +1,12 @@
 //! Running a benchmark: generate (or take) the trace, load the database in this process, evict
 //! it from the page cache, replay the trace in a fresh process with the pacer and the per-op
-//! recorder, and measure the harness's own overhead on the null engine.
+//! recorder, and measure the harness's own overhead on the null engine. The JVM engines take
+//! the same path through the JVM driver ([`jvm`]).
 
 pub mod args;
 pub mod child;
 pub mod flash_hook;
+pub mod jvm;
 pub mod load;
 pub mod materialize;
 pub mod overhead;
@@ -55,6 +57,8 @@ pub struct RunRequest {
     pub platform: crate::platform::session::PlatformRequest,
     /// Capture the file-level I/O trace for the flash model (`--flash-trace`, `--flash-model`).
     pub flash: FlashRequest,
+    /// How a JVM engine's JVM runs (`--jvm-mode`).
+    pub jvm_mode: jvm::JvmMode,
 }
 
 /// What a run produced, before it is summarised and stored.
@@ -69,7 +73,7 @@ pub struct RunOutput {
     pub pacing: Pacing,
     pub load: load::LoadTotals,
     pub cache: CacheState,
-    /// `fresh-process` or `warm`.
+    /// `fresh-process`, `warm` or `fresh-jvm`.
     pub mode: &'static str,
     /// CLOCK_MONOTONIC when the replay process was spawned (or the replay began, when warm).
     pub spawn_ns: u64,
@@ -116,6 +120,10 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
     if !req.warm {
         child::runner()?;
     }
+    jvm::check(
+        req,
+        matches!(req.workload, WorkloadChoice::Trace(_)) && req.delay.is_some(),
+    )?;
     let workdir = match &req.data_dir {
         Some(d) => {
             std::fs::create_dir_all(d).input_err(format!("--dir {}", d.display()))?;
@@ -178,6 +186,9 @@ fn default_delay(info: &crate::workload::WorkloadInfo) -> Result<DelayModel> {
 
 /// Load, evict, replay and measure overhead (and capture the flash I/O trace when asked).
 pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
+    if engine::jvm::is_jvm(&req.engine) {
+        return jvm::execute(req, prepared);
+    }
     let flash = &req.flash;
     let Prepared {
         workdir,

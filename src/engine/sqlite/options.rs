@@ -3,8 +3,8 @@
 
 use crate::engine::options::{EngineOptions, OptionKind, OptionSpec};
 
-const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "memory", "wal", "off"];
-const SYNC_MODES: &[&str] = &["off", "normal", "full", "extra"];
+pub const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "memory", "wal", "off"];
+pub const SYNC_MODES: &[&str] = &["off", "normal", "full", "extra"];
 
 pub const SPECS: &[OptionSpec] = &[
     OptionSpec {

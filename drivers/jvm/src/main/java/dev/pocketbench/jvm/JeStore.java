@@ -1,0 +1,238 @@
+package dev.pocketbench.jvm;
+
+import com.sleepycat.je.Cursor;
+import com.sleepycat.je.Database;
+import com.sleepycat.je.DatabaseConfig;
+import com.sleepycat.je.DatabaseEntry;
+import com.sleepycat.je.Durability;
+import com.sleepycat.je.Environment;
+import com.sleepycat.je.EnvironmentConfig;
+import com.sleepycat.je.JEVersion;
+import com.sleepycat.je.LockMode;
+import com.sleepycat.je.OperationStatus;
+import com.sleepycat.je.Transaction;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * BerkeleyDB Java Edition: one database per table, the key text as the key and the fields in
+ * pocketbench's key-value record encoding (each a u32 little-endian length and its bytes) as
+ * the data, so every engine's rows compare field by field. Options: {@code durability}
+ * (sync, write_no_sync, no_sync: JE's commit durability), {@code cache_percent} (share of the
+ * JVM heap for JE's cache) and {@code txn} (on: every write its own transaction and the load
+ * one; off: a non-transactional environment). Key-value workloads only.
+ */
+final class JeStore implements Store {
+    private final Environment env;
+    private final Map<String, String> options;
+    private final boolean txn;
+    private Database db;
+    private Model model;
+    private Transaction bulk;
+
+    JeStore(Path dir, Map<String, String> given) throws Exception {
+        options = Store.withDefaults(given, Map.of("durability", "sync", "cache_percent", "60", "txn", "on"));
+        txn = options.get("txn").equals("on");
+        EnvironmentConfig cfg = new EnvironmentConfig();
+        cfg.setAllowCreate(true);
+        cfg.setTransactional(txn);
+        cfg.setCachePercent(Integer.parseInt(options.get("cache_percent")));
+        switch (options.get("durability")) {
+            case "sync": cfg.setDurability(Durability.COMMIT_SYNC); break;
+            case "write_no_sync": cfg.setDurability(Durability.COMMIT_WRITE_NO_SYNC); break;
+            case "no_sync": cfg.setDurability(Durability.COMMIT_NO_SYNC); break;
+            default: throw Fail.input("bdb-je: durability '" + options.get("durability") + "' is not sync, write_no_sync or no_sync");
+        }
+        // The log files go straight into the database directory, where pocketbench evicts them
+        // from the page cache before the replay.
+        Files.createDirectories(dir);
+        env = new Environment(dir.toFile(), cfg);
+    }
+
+    @Override
+    public void createSchema(Model m) {
+        if (m.sql) {
+            throw Fail.input("bdb-je runs key-value workloads only");
+        }
+        model = m;
+        DatabaseConfig dc = new DatabaseConfig();
+        dc.setAllowCreate(true);
+        dc.setTransactional(txn);
+        db = env.openDatabase(null, m.table, dc);
+    }
+
+    @Override
+    public void beginLoad() {
+        bulk = txn ? env.beginTransaction(null, null) : null;
+    }
+
+    @Override
+    public void endLoad() {
+        if (bulk != null) {
+            bulk.commit();
+            bulk = null;
+        }
+    }
+
+    @Override
+    public void beginScratch() {
+        scratch = true;
+        bulk = txn ? env.beginTransaction(null, null) : null;
+    }
+
+    @Override
+    public void rollback() {
+        if (bulk != null) {
+            bulk.abort();
+            bulk = null;
+        }
+        scratch = false;
+    }
+
+    /** Whether a write may happen now: always, except in a warm-up pass without transactions. */
+    private boolean writable() {
+        return !(scratch && bulk == null);
+    }
+
+    /** In a warm-up pass: without transactions its writes are skipped (nothing to undo them). */
+    private boolean scratch;
+
+    private static DatabaseEntry entry(String s) {
+        return new DatabaseEntry(s.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private byte[] record(long seed) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < model.fieldCount; i++) {
+            field(out, model.field(seed, i));
+        }
+        return out.toByteArray();
+    }
+
+    private static void field(ByteArrayOutputStream out, byte[] v) {
+        out.writeBytes(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(v.length).array());
+        out.writeBytes(v);
+    }
+
+    static List<byte[]> fields(byte[] record) {
+        List<byte[]> out = new ArrayList<>();
+        ByteBuffer b = ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
+        while (b.remaining() >= 4) {
+            int n = b.getInt();
+            if (n < 0 || n > b.remaining()) {
+                break;
+            }
+            byte[] v = new byte[n];
+            b.get(v);
+            out.add(v);
+        }
+        return out;
+    }
+
+    private long put(String key, byte[] data) {
+        if (!writable()) {
+            return 0;
+        }
+        db.put(bulk, entry(key), new DatabaseEntry(data));
+        return 1;
+    }
+
+    private long update(Op op, String key) {
+        if (op.field < 0) {
+            return put(key, record(op.seed));
+        }
+        DatabaseEntry data = new DatabaseEntry();
+        if (db.get(bulk, entry(key), data, LockMode.DEFAULT) != OperationStatus.SUCCESS) {
+            return 0;
+        }
+        List<byte[]> f = fields(data.getData());
+        if (op.field >= f.size()) {
+            return 0;
+        }
+        f.set(op.field, model.field(op.seed, op.field));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] v : f) {
+            field(out, v);
+        }
+        return put(key, out.toByteArray());
+    }
+
+    @Override
+    public long execute(Op op) {
+        String key = model.keyText(op.key);
+        switch (op.tag) {
+            case Op.READ: {
+                DatabaseEntry data = new DatabaseEntry();
+                return db.get(bulk, entry(key), data, LockMode.DEFAULT) == OperationStatus.SUCCESS ? 1 : 0;
+            }
+            case Op.SCAN: {
+                long rows = 0;
+                try (Cursor c = db.openCursor(bulk, null)) {
+                    DatabaseEntry k = entry(key), data = new DatabaseEntry();
+                    OperationStatus s = c.getSearchKeyRange(k, data, LockMode.DEFAULT);
+                    while (s == OperationStatus.SUCCESS && rows < op.len) {
+                        rows++;
+                        s = c.getNext(k, data, LockMode.DEFAULT);
+                    }
+                }
+                return rows;
+            }
+            case Op.INSERT:
+                return put(key, record(op.seed));
+            case Op.UPDATE:
+                return update(op, key);
+            case Op.RMW: {
+                DatabaseEntry data = new DatabaseEntry();
+                db.get(bulk, entry(key), data, LockMode.DEFAULT);
+                return update(op, key);
+            }
+            default:
+                throw Fail.input("bdb-je runs key-value workloads only");
+        }
+    }
+
+    @Override
+    public String name() {
+        return "bdb-je";
+    }
+
+    @Override
+    public String version() {
+        return "BerkeleyDB Java Edition " + JEVersion.CURRENT_VERSION.getVersionString();
+    }
+
+    @Override
+    public Map<String, String> options() {
+        return options;
+    }
+
+    @Override
+    public String checksum(Model m) {
+        JdbcStore.Checksum c = new JdbcStore.Checksum();
+        try (Cursor cur = db.openCursor(null, null)) {
+            DatabaseEntry k = new DatabaseEntry(), data = new DatabaseEntry();
+            while (cur.getNext(k, data, LockMode.DEFAULT) == OperationStatus.SUCCESS) {
+                c.bytes(k.getData());
+                for (byte[] v : fields(data.getData())) {
+                    c.bytes(v);
+                }
+            }
+        }
+        return c.hex();
+    }
+
+    @Override
+    public void close() {
+        if (db != null) {
+            db.close();
+        }
+        env.close();
+    }
+}

@@ -1,0 +1,94 @@
+//! The engines that run in a JVM: H2, BerkeleyDB Java Edition and SQLite through JDBC
+//! (xerial sqlite-jdbc). Their descriptors live here like every engine's (options, SQL
+//! support) so that `pocketbench engines`, `-o` checks and study axes see them; the work is
+//! done by the JVM driver (`drivers/jvm`), which `run` starts for the load and for the replay
+//! ([`crate::run::jvm`]). There is no in-process engine: [`EngineDescriptor::open`] says so.
+
+use super::options::{EngineOptions, OptionKind, OptionSpec};
+use super::{Engine, EngineDescriptor};
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// Names of the JVM engines.
+pub const NAMES: [&str; 3] = ["h2", "bdb-je", "sqlite-jdbc"];
+
+/// Whether `engine` runs in the JVM driver.
+pub fn is_jvm(engine: &str) -> bool {
+    NAMES.contains(&engine)
+}
+
+fn in_process(_: &Path, _: &EngineOptions) -> Result<Box<dyn Engine>> {
+    Err(Error::input(
+        "this engine runs in the JVM driver (`pocketbench run --engine h2|bdb-je|sqlite-jdbc`), not in this process",
+    ))
+}
+
+fn version() -> String {
+    "in the JVM driver (the run records the library's version)".into()
+}
+
+pub const H2: EngineDescriptor = EngineDescriptor {
+    name: "h2",
+    summary: "H2 2.x (MVStore) through JDBC in a JVM; SQL and key-value workloads",
+    options: &[
+        OptionSpec {
+            name: "cache_size",
+            default: "16384",
+            help: "H2's page cache in KiB (CACHE_SIZE)",
+            kind: OptionKind::Integer {
+                min: 0,
+                max: 1 << 30,
+            },
+        },
+        OptionSpec {
+            name: "compress",
+            default: "off",
+            help: "on: compress the MVStore's pages (COMPRESS)",
+            kind: OptionKind::OneOf(&["on", "off"]),
+        },
+        OptionSpec {
+            name: "lock_mode",
+            default: "3",
+            help: "LOCK_MODE: 3 read committed (H2's default), 0 no locking",
+            kind: OptionKind::OneOf(&["0", "3"]),
+        },
+        OptionSpec {
+            name: "write_delay",
+            default: "500",
+            help: "ms before an auto-committed change is written (WRITE_DELAY; 0: at once)",
+            kind: OptionKind::Integer {
+                min: 0,
+                max: 3_600_000,
+            },
+        },
+    ],
+    supports_sql: true,
+    open: in_process,
+    version,
+};
+
+pub const BDB_JE: EngineDescriptor = EngineDescriptor {
+    name: "bdb-je",
+    summary: "BerkeleyDB Java Edition 18.3 in a JVM; key-value workloads",
+    options: &[
+        OptionSpec { name: "durability", default: "sync", help: "commit durability: sync (write and fsync the log), write_no_sync (write it), no_sync (leave it in memory)", kind: OptionKind::OneOf(&["sync", "write_no_sync", "no_sync"]) },
+        OptionSpec { name: "cache_percent", default: "60", help: "share of the JVM heap for JE's cache", kind: OptionKind::Integer { min: 1, max: 90 } },
+        OptionSpec { name: "txn", default: "on", help: "on: a transactional environment, every write its own transaction; off: non-transactional", kind: OptionKind::OneOf(&["on", "off"]) },
+    ],
+    supports_sql: false,
+    open: in_process,
+    version,
+};
+
+pub const SQLITE_JDBC: EngineDescriptor = EngineDescriptor {
+    name: "sqlite-jdbc",
+    summary: "SQLite through JDBC (xerial sqlite-jdbc) in a JVM: the managed-runtime path of an app's queries",
+    options: &[
+        OptionSpec { name: "page_size", default: "4096", help: "database page size in bytes (set before the database is created)", kind: OptionKind::PowerOfTwo { min: 512, max: 65536 } },
+        OptionSpec { name: "journal_mode", default: "delete", help: "rollback journal or write-ahead log", kind: OptionKind::OneOf(super::sqlite::options::JOURNAL_MODES) },
+        OptionSpec { name: "synchronous", default: "full", help: "how often SQLite waits for data to reach storage", kind: OptionKind::OneOf(super::sqlite::options::SYNC_MODES) },
+    ],
+    supports_sql: true,
+    open: in_process,
+    version,
+};
