@@ -4,7 +4,8 @@
 //! and `engines`, the engine comparison: every engine of this build under its journal/sync
 //! settings × {zero, lognormal} delay on YCSB A; and `durability`, speed beside safety: every
 //! engine of this build under simulated power loss (or a process crash), each over its own
-//! sync settings (SQLite: journal mode × synchronous).
+//! sync settings (SQLite: journal mode × synchronous); and `binding`, native SQLite beside
+//! SQLite through JDBC with the same settings.
 //!
 //! The governor and background-load axes exist only as far as this build and this machine
 //! allow: an axis whose `run` flag does not exist, or whose knob cannot be turned here,
@@ -16,7 +17,7 @@ use super::plan::{Axis, AxisValue, Plan};
 use crate::error::{Error, Result};
 use crate::platform::sysfs::sysfs_root;
 
-pub const NAMES: &[&str] = &["pocketdata", "mdperf", "engines", "durability"];
+pub const NAMES: &[&str] = &["pocketdata", "mdperf", "engines", "durability", "binding"];
 
 const POCKETDATA: &str = r#"
 name = "pocketdata"
@@ -56,6 +57,29 @@ records = 500
 ops = 1800
 [axes]
 delay = ["zero", "lognormal:6.67ms"]
+"#;
+
+/// The cost of the managed-runtime binding: the same traces on the bundled SQLite and on SQLite
+/// through JDBC in a JVM (cold, as an app starts, and warm), with identical SQLite settings —
+/// rollback journal, `synchronous=FULL`, 4 KiB pages and `fsync`, the sync call sqlite-jdbc's
+/// SQLite makes. The report's `per-kind` figure shows the difference for each operation kind.
+const BINDING: &str = r#"
+name = "binding"
+repeats = 3
+order = "fixed"
+[run]
+records = 500
+ops = 1800
+[axes]
+workload = ["ycsb-a", "pocketdata-a"]
+engine = [
+    { label = "sqlite", args = ["--engine", "sqlite", "-o", "journal_mode=delete", "-o", "synchronous=full", "-o", "page_size=4096", "-o", "sync_call=fsync"] },
+    { label = "sqlite-jdbc", args = ["--engine", "sqlite-jdbc", "-o", "journal_mode=delete", "-o", "synchronous=full", "-o", "page_size=4096"] },
+]
+jvm_mode = ["cold", "warm"]
+[[exclude]]
+engine = "sqlite"
+jvm_mode = "warm"
 "#;
 
 /// Speed and safety: one `durability` run per engine (each sweeps its own sync settings); the
@@ -187,6 +211,7 @@ pub fn plan(name: &str) -> Result<Plan> {
         "mdperf" => MDPERF,
         "engines" => ENGINES,
         "durability" => DURABILITY,
+        "binding" => BINDING,
         _ => {
             return Err(Error::input(format!(
                 "--plan {name}: unknown built-in plan (available: {})",
@@ -199,6 +224,9 @@ pub fn plan(name: &str) -> Result<Plan> {
         let (axis, notice) = engine_axis(|e| crate::engine::descriptor(e).is_ok());
         plan.axes.insert(0, axis);
         plan.notices.extend(notice);
+        return Ok(plan);
+    }
+    if name == "binding" {
         return Ok(plan);
     }
     if name == "durability" {

@@ -132,3 +132,73 @@ fn draw(id: &str, x_title: &str, rows: &[Row], names: &[&str], stacked: bool) ->
     svg.legend(left, h - 12.0, &legend);
     svg.finish(id, x_title)
 }
+
+/// Per operation kind, each configuration's median service time and mean CPU time per
+/// operation, from the stored samples of all its repeats: the cost of a binding (native SQLite
+/// beside SQLite through JDBC) or of an engine, kind by kind. `None` with fewer than two
+/// configurations, or without stored samples.
+pub fn per_kind(
+    data: &Dataset,
+    store: &crate::results::store::Store,
+) -> crate::error::Result<Option<Figure>> {
+    use crate::error::ResultExt;
+    if data.groups.len() < 2 {
+        return Ok(None);
+    }
+    let mut rows = Vec::new();
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT kind, count(*), avg(cpu_ns) FROM op_samples WHERE run_id = ?1 GROUP BY kind ORDER BY kind",
+        )
+        .run_err("results store: op_samples")?;
+    let mut by_kind: std::collections::BTreeMap<String, Vec<Row>> = Default::default();
+    for g in &data.groups {
+        // Mean CPU per operation over every stored sample of the group's runs, per kind.
+        let mut cpu: std::collections::BTreeMap<String, (f64, f64)> = Default::default();
+        for r in data.of(g) {
+            let found = stmt
+                .query_map([r.id], |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, f64>(1)?,
+                        row.get::<_, f64>(2)?,
+                    ))
+                })
+                .run_err("results store: op_samples")?;
+            for f in found {
+                let (kind, n, mean) = f.run_err("results store: op_samples")?;
+                let e = cpu.entry(kind).or_default();
+                e.0 += n;
+                e.1 += n * mean;
+            }
+        }
+        for (kind, (n, total)) in cpu {
+            let p50: Vec<f64> = data
+                .of(g)
+                .filter_map(|r| r.summary.latency_us.get(&kind).map(|l| l.p50))
+                .collect();
+            let p50 = p50.iter().sum::<f64>() / p50.len().max(1) as f64;
+            by_kind.entry(kind.clone()).or_default().push(Row {
+                name: format!("{kind} · {}", g.name),
+                segments: vec![p50, total / n.max(1.0) / 1e3],
+            });
+        }
+    }
+    for (_, mut r) in by_kind {
+        if r.len() >= 2 {
+            rows.append(&mut r);
+        }
+    }
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let names = ["median service time", "mean CPU time"];
+    Ok(Some(Figure {
+        id: "per-kind",
+        title: "Per operation kind: service time and CPU time per configuration".into(),
+        how_to_read: "For each operation kind two or more configurations ran, one pair of bars per configuration: the median service time (µs, the mean of its repeats' medians) and the mean CPU time per operation (µs, over every stored sample). Side by side, native SQLite and SQLite through JDBC with the same settings show what the managed-runtime binding costs each kind of query; any two engines compare the same way.".into(),
+        note: None,
+        svg: draw("per-kind", "µs per operation", &rows, &names, false),
+    }))
+}

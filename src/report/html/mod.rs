@@ -48,6 +48,7 @@ pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>>
             grid::decision_grid(data, store, level)?,
             bars::io_counts(data, level),
         ]);
+        out.extend(bars::per_kind(data, store)?);
     }
     if let Some((run, stored)) = crate::bench_suites::flashbench::report::stored(store)? {
         out.extend(flash::figures(&run, stored));
