@@ -11,7 +11,9 @@ say() { printf '\n== %s\n' "$*"; }
 # and LevelDB; chromium and a font serve the report's browser test; fio is the reference that
 # scripts/fio-compare.sh measures beside `pocketbench storage`; adb is the real tool that
 # `pocketbench device list` is checked against (the device tests use a fake adb).
-APT_PACKAGES=(pkg-config chromium fonts-dejavu-core fio adb libdb5.3-dev libdb5.3-sql-dev librocksdb-dev libleveldb-dev)
+# A JDK and Maven build and run the JVM engines' driver (drivers/jvm).
+APT_PACKAGES=(pkg-config chromium fonts-dejavu-core fio adb libdb5.3-dev libdb5.3-sql-dev librocksdb-dev libleveldb-dev
+    openjdk-17-jdk-headless maven)
 
 install_apt_packages() {
     local missing=()
@@ -42,6 +44,10 @@ if command -v apt-get >/dev/null 2>&1; then
     install_apt_packages
 fi
 install_rust
+
+say "JVM driver (drivers/jvm): the JVM engines' tests run it"
+# Offline first (every version is pinned, so a filled local repository is enough), then online.
+mvn -B -q -o -f drivers/jvm/pom.xml package 2>/dev/null || mvn -B -q -f drivers/jvm/pom.xml package
 
 say "format"
 cargo fmt --all -- --check

@@ -1,0 +1,302 @@
+//! The JVM engines (h2, bdb-je, sqlite-jdbc) for real, in JVMs started by `pocketbench run`
+//! through the driver (drivers/jvm, built by scripts/test.sh with Maven): each replays a YCSB
+//! trace with every operation timed in the JVM and stored like a native sample; after the same
+//! trace every engine — native SQLite included — holds the same rows (the driver's end-state
+//! checksum); the original PocketData IA recording runs on H2 (its SQL dialect handled) and
+//! leaves H2 with exactly SQLite's rows; a warm JVM's warm-up pass leaves nothing behind. Bad
+//! situations get one clear line and store nothing: a trace the driver cannot read, no Java,
+//! no driver, a JVM killed mid-run, flags a JVM engine cannot honour.
+
+mod common;
+
+use common::{arg, pb, pb_with, Sandbox};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The driver's jar; a missing one fails the test with the command that builds it.
+fn jar() -> PathBuf {
+    let jar = Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers/jvm/target/pocketbench-jvm.jar");
+    assert!(
+        jar.is_file(),
+        "{} is not built: run `mvn -f drivers/jvm/pom.xml package` (scripts/test.sh does)",
+        jar.display()
+    );
+    jar
+}
+
+/// The driver's end-state checksum of `engine`'s database in `data_dir` after `trace`.
+fn checksum(sb: &Sandbox, engine: &str, data_dir: &Path, trace: &Path) -> String {
+    let spec = serde_json::json!({
+        "trace": trace, "data_dir": data_dir, "engine": engine, "options": {},
+        "pacing": "think", "spool": sb.path("unused.spool"), "report": sb.path("unused.json"),
+    });
+    let spec_path = sb.write(&format!("checksum-{engine}.json"), spec.to_string());
+    let out = Command::new("java")
+        .arg("-jar")
+        .arg(jar())
+        .arg("checksum")
+        .arg(&spec_path)
+        .output()
+        .expect("running java");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// `pocketbench run` on `engine` replaying `trace`, its database kept in `dir`; the summary.
+fn run(sb: &Sandbox, engine: &str, trace: &Path, dir: &Path, extra: &[&str]) -> serde_json::Value {
+    let results = sb.results();
+    let mut args = vec![
+        "run",
+        "--engine",
+        engine,
+        "--trace",
+        arg(trace),
+        "--dir",
+        arg(dir),
+        "--results",
+        arg(&results),
+        "--json",
+        "-q",
+        "--no-overhead",
+    ];
+    args.extend_from_slice(extra);
+    pb(args).expect_ok().json()
+}
+
+fn ycsb_trace(sb: &Sandbox) -> PathBuf {
+    jar();
+    let trace = sb.path("a.pbt");
+    pb([
+        "trace",
+        "gen",
+        "--workload",
+        "ycsb-a",
+        "--records",
+        "120",
+        "--ops",
+        "400",
+        "--delay",
+        "zero",
+        "-o",
+        arg(&trace),
+    ])
+    .expect_ok();
+    trace
+}
+
+#[test]
+fn every_jvm_engine_replays_a_trace_and_ends_with_native_sqlites_rows() {
+    let sb = Sandbox::new();
+    let trace = ycsb_trace(&sb);
+    let native_dir = sb.path("native");
+    run(&sb, "sqlite", &trace, &native_dir, &[]);
+    let want = checksum(&sb, "sqlite-jdbc", &native_dir.join("db"), &trace);
+    for engine in ["h2", "bdb-je", "sqlite-jdbc"] {
+        let dir = sb.path(engine);
+        let s = run(&sb, engine, &trace, &dir, &[]);
+        assert_eq!(s["ops"], 400, "{engine}");
+        assert_eq!(s["errors"], 0, "{engine}: {}", s["first_error"]);
+        assert_eq!(s["engine"]["name"], engine);
+        let opts = &s["engine"]["options"];
+        assert_eq!(opts["jvm_mode"], "cold", "{engine}");
+        assert!(
+            opts["jvm.version"].as_str().unwrap().contains("VM"),
+            "{engine}: {opts}"
+        );
+        assert!(!opts["jvm.gc"].as_str().unwrap().is_empty(), "{engine}");
+        // Every operation was timed in the JVM: read and update samples with CPU time.
+        let lat = &s["latency_us"];
+        assert!(
+            lat["read"]["count"].as_u64().unwrap() > 0,
+            "{engine}: {lat}"
+        );
+        assert!(
+            lat["update"]["count"].as_u64().unwrap() > 0,
+            "{engine}: {lat}"
+        );
+        assert_eq!(
+            checksum(&sb, engine, &dir.join("db"), &trace),
+            want,
+            "{engine} holds other rows than native SQLite"
+        );
+    }
+    let stored = pb(["results", "list", "--results", arg(&sb.results()), "--json"])
+        .expect_ok()
+        .json();
+    assert_eq!(stored.as_array().unwrap().len(), 4, "{stored}");
+}
+
+#[test]
+fn the_pocketdata_recording_runs_on_h2_and_leaves_sqlites_rows() {
+    let sb = Sandbox::new();
+    jar();
+    let trace = sb.path("ia.pbt");
+    pb([
+        "trace",
+        "gen",
+        "--workload",
+        common::fixture("pocketdata/workload_ia_log.json")
+            .to_str()
+            .unwrap(),
+        "-o",
+        arg(&trace),
+    ])
+    .expect_ok();
+    // The recording's own think times would take seconds: replay it back to back.
+    let fast = sb.path("ia-fast.pbt");
+    pb([
+        "trace",
+        "gen",
+        "--workload",
+        common::fixture("pocketdata/workload_ia_log.json")
+            .to_str()
+            .unwrap(),
+        "--delay",
+        "zero",
+        "-o",
+        arg(&fast),
+    ])
+    .expect_ok();
+    let native = sb.path("native");
+    run(&sb, "sqlite", &fast, &native, &[]);
+    let h2 = sb.path("h2");
+    let s = run(&sb, "h2", &fast, &h2, &[]);
+    // Inserts, range selects and increments of text columns (SQLite's arithmetic on text).
+    assert_eq!(s["errors"], 0, "{}", s["first_error"]);
+    assert_eq!(s["ops"], 1800);
+    assert_eq!(
+        checksum(&sb, "h2", &h2.join("db"), &fast),
+        checksum(&sb, "sqlite-jdbc", &native.join("db"), &fast)
+    );
+}
+
+#[test]
+fn a_warm_jvm_warms_up_without_changing_the_data() {
+    let sb = Sandbox::new();
+    let trace = ycsb_trace(&sb);
+    let native = sb.path("native");
+    run(&sb, "sqlite", &trace, &native, &[]);
+    for engine in ["h2", "bdb-je"] {
+        let dir = sb.path(engine);
+        let s = run(&sb, engine, &trace, &dir, &["--jvm-mode", "warm"]);
+        let opts = &s["engine"]["options"];
+        assert_eq!(opts["jvm_mode"], "warm");
+        assert_eq!(opts["jvm.warmup_ops"], "400", "{engine}: {opts}");
+        assert_eq!(
+            checksum(&sb, engine, &dir.join("db"), &trace),
+            checksum(&sb, "sqlite-jdbc", &native.join("db"), &trace),
+            "{engine}: the warm-up pass left changes behind"
+        );
+    }
+}
+
+#[test]
+fn the_driver_refuses_a_corrupt_trace_with_one_line() {
+    let sb = Sandbox::new();
+    let trace = ycsb_trace(&sb);
+    let mut bytes = std::fs::read(&trace).unwrap();
+    let last = bytes.len() - 40;
+    bytes[last] ^= 0xFF;
+    let bad = sb.write("bad.pbt", &bytes);
+    let spec = serde_json::json!({
+        "trace": bad, "data_dir": sb.path("db"), "engine": "h2", "options": {},
+        "pacing": "think", "spool": sb.path("s.spool"), "report": sb.path("r.json"),
+    });
+    let spec_path = sb.write("spec.json", spec.to_string());
+    let out = Command::new("java")
+        .args(["-jar", arg(&jar()), "replay", arg(&spec_path)])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("bad.pbt: corrupt trace"), "{stderr}");
+    assert!(!sb.path("r.json").exists(), "a report was written");
+}
+
+#[test]
+fn bad_situations_are_one_line_and_store_nothing() {
+    let sb = Sandbox::new();
+    let trace = ycsb_trace(&sb);
+    let results = sb.results();
+    let base = |engine: &'static str| {
+        vec![
+            "run".to_string(),
+            "--engine".into(),
+            engine.into(),
+            "--trace".into(),
+            arg(&trace).into(),
+            "--results".into(),
+            arg(&results).into(),
+            "-q".into(),
+        ]
+    };
+    // No driver where the variable says.
+    let out = pb_with(base("h2"), |c| {
+        c.env("POCKETBENCH_JVM_DRIVER", "/no/such/driver.jar");
+    })
+    .expect_code(2);
+    assert!(
+        out.stderr
+            .contains("POCKETBENCH_JVM_DRIVER=\"/no/such/driver.jar\": no such file"),
+        "{}",
+        out.stderr
+    );
+    // No Java anywhere.
+    let out = pb_with(base("bdb-je"), |c| {
+        c.env_remove("JAVA_HOME").env("PATH", sb.path("empty"));
+    })
+    .expect_code(2);
+    assert!(
+        out.stderr.contains("no Java runtime found"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("JAVA_HOME"), "{}", out.stderr);
+    // Flags the JVM path cannot honour, and --jvm-mode warm on a native engine.
+    for (engine, extra, needle) in [
+        ("h2", "--warm", "--warm replays in this process"),
+        ("sqlite-jdbc", "--delay=fixed:1ms", "--delay with --trace"),
+        (
+            "sqlite",
+            "--jvm-mode=warm",
+            "--jvm-mode warm: only the JVM engines",
+        ),
+    ] {
+        let mut args = base(engine);
+        args.push(extra.into());
+        let out = pb(args).expect_code(2);
+        assert!(out.stderr.contains(needle), "{extra}: {}", out.stderr);
+        assert_eq!(out.stderr.trim_end().lines().count(), 1, "{}", out.stderr);
+    }
+    assert!(!results.exists(), "a refused run created the store");
+    // A JVM killed during the replay: a `java` that loads normally and dies of SIGKILL when
+    // asked to replay. The run fails (status 1) and stores nothing.
+    let home = sb.path("jdk");
+    std::fs::create_dir_all(home.join("bin")).unwrap();
+    let fake = home.join("bin/java");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\ncase \"$3\" in replay) kill -9 $$ ;; esac\nexec java \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = pb_with(base("h2"), |c| {
+        c.env("JAVA_HOME", &home);
+    })
+    .expect_code(1);
+    assert!(
+        out.stderr
+            .contains("the JVM crashed or was killed by a signal during replay"),
+        "{}",
+        out.stderr
+    );
+    let listed = pb(["results", "list", "--results", arg(&results), "--json"])
+        .expect_ok()
+        .json();
+    assert_eq!(listed.as_array().map_or(0, Vec::len), 0, "{listed}");
+}
