@@ -12,6 +12,7 @@ pub mod args;
 pub mod data;
 #[cfg(feature = "model-stores")]
 pub mod docstore;
+pub mod jvm;
 pub mod kv;
 #[cfg(feature = "model-stores")]
 pub mod objectstore;
@@ -74,6 +75,9 @@ pub fn engines() -> Vec<String> {
             out.push(e.to_string());
         }
     }
+    if jvm::available() {
+        out.extend(jvm::ENGINES.iter().map(|e| e.to_string()));
+    }
     for e in KV_ENGINES {
         if crate::engine::descriptor(e).is_ok() {
             out.push(e.to_string());
@@ -90,7 +94,7 @@ pub fn engines() -> Vec<String> {
 /// The kind of study engine `name`.
 pub fn kind(name: &str) -> Kind {
     match name {
-        "sqlite" | "berkeleydb-sql" => Kind::Relational,
+        "sqlite" | "berkeleydb-sql" | "h2" => Kind::Relational,
         "polodb" => Kind::Document,
         "native_db" => Kind::Object,
         _ => Kind::KeyValue,
@@ -102,6 +106,9 @@ pub fn create(name: &str, dir: &Path) -> Result<Box<dyn ModelStore>> {
     match name {
         "sqlite" => sqlite::create(dir),
         e if SQL_ENGINES.contains(&e) => sql_engine::create(e, dir),
+        e if jvm::ENGINES.contains(&e) => Err(Error::input(format!(
+            "{e} runs in the JVM driver: `pocketbench models` measures it there"
+        ))),
         #[cfg(feature = "model-stores")]
         "polodb" => docstore::create(dir),
         #[cfg(feature = "model-stores")]
@@ -295,10 +302,16 @@ pub fn run_test(
             checksum: answer.checksum(),
         });
     }
+    Ok(summarize(test, executions, exceeded))
+}
+
+/// A test's result from its executions: total, mean, rate and percentiles of the wall times.
+pub fn summarize(test: Test, executions: Vec<Execution>, exceeded: Option<String>) -> TestResult {
+    let spent: u64 = executions.iter().map(|e| e.wall_ns).sum();
     let mut walls: Vec<u64> = executions.iter().map(|e| e.wall_ns).collect();
     walls.sort_unstable();
     let n = walls.len().max(1) as u64;
-    Ok(TestResult {
+    TestResult {
         test,
         exceeded_budget: exceeded,
         total_ns: spent,
@@ -311,13 +324,16 @@ pub fn run_test(
         p50_ns: percentile(&walls, 0.50),
         p95_ns: percentile(&walls, 0.95),
         executions,
-    })
+    }
 }
 
 /// One engine at one scale, in a fresh scratch directory under `parent`.
 fn run_engine(req: &Request, engine: &str, data: &DataSet, tuples: u32) -> Result<EngineScale> {
     let scratch = crate::platform::cleanup::TempDir::new("pocketbench-models-", Some(&req.parent))
         .map_err(|e| Error::failed(format!("{}: {e}", req.parent.display())))?;
+    if jvm::ENGINES.contains(&engine) {
+        return jvm::run_engine(req, engine, data, tuples, scratch.path());
+    }
     let t0 = mono_ns();
     let mut store = create(engine, scratch.path())?;
     let create_ns = mono_ns() - t0;

@@ -94,8 +94,9 @@ pub struct DriverSpec {
     pub no_delays: bool,
 }
 
-/// Run `java -jar DRIVER command SPEC` and wait for it.
-fn invoke(command: &str, spec: &DriverSpec, spec_path: &Path) -> Result<()> {
+/// Run `java -jar DRIVER command SPEC` (the spec written to `spec_path` first) and wait for
+/// it.
+pub fn invoke(command: &str, spec: &impl Serialize, spec_path: &Path) -> Result<()> {
     std::fs::write(
         spec_path,
         serde_json::to_vec(spec).run_err("JVM driver spec")?,

@@ -24,7 +24,8 @@ import java.util.TreeMap;
  * (the whole trace is read and checked);</li>
  * <li>{@code replay}: open the engine, run the run phase with pocketbench's pacing and write
  * the samples (the spool) and the report (JSON) where the spec says;</li>
- * <li>{@code checksum}: print the end-state checksum of the engine's rows.</li>
+ * <li>{@code checksum}: print the end-state checksum of the engine's rows;</li>
+ * <li>{@code models}: the data-model study's phases on H2 ({@link ModelsRunner}).</li>
  * </ul>
  * Exit status 0, 2 for bad input (one line on stderr naming what), 1 when the run failed.
  */
@@ -40,14 +41,15 @@ public final class Main {
                 return;
             }
             if (args.length != 2) {
-                throw Fail.input("usage: pocketbench-jvm load|replay|checksum SPEC.json");
+                throw Fail.input("usage: pocketbench-jvm load|replay|checksum|models SPEC.json");
             }
             JsonNode spec = readSpec(Path.of(args[1]));
             switch (args[0]) {
                 case "load": load(spec); break;
                 case "replay": replay(spec, processStart); break;
                 case "checksum": System.out.println(checksum(spec)); break;
-                default: throw Fail.input("unknown command '" + Fail.oneLine(args[0]) + "' (load, replay, checksum)");
+                case "models": ModelsRunner.run(spec, JSON); break;
+                default: throw Fail.input("unknown command '" + Fail.oneLine(args[0]) + "' (load, replay, checksum, models)");
             }
         } catch (Fail f) {
             System.err.println("pocketbench-jvm: error: " + Fail.oneLine(f.getMessage()));
