@@ -5,61 +5,17 @@
 
 mod common;
 
-use common::{arg, pb_with, Outcome, BIN};
+use common::sysfs::{json, pb, run, run_args, setup};
+use common::{arg, BIN};
 use pocketbench::platform::fake_sysfs::Tree;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const GOV0: &str = "devices/system/cpu/cpufreq/policy0/scaling_governor";
 const GOV4: &str = "devices/system/cpu/cpufreq/policy4/scaling_governor";
 const SET0: &str = "devices/system/cpu/cpufreq/policy0/scaling_setspeed";
-
-fn pb(root: &Path, args: &[&str]) -> Outcome {
-    let all = ["--sysfs-root", arg(root)]
-        .into_iter()
-        .chain(args.iter().copied());
-    pb_with(all, |c| {
-        c.env_remove("POCKETBENCH_SYSFS_ROOT");
-    })
-}
-
-fn json(out: Outcome) -> Value {
-    out.expect_ok().json()
-}
-
-/// `t`, and a private directory with the path of a results store in it.
-fn setup(t: Tree) -> (Tree, tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    (t, dir, db)
-}
-
-/// A short paced run (see [`run_args`]) against `t`, storing into `db`, which must succeed;
-/// its JSON summary.
-fn run(t: &Tree, db: &Path, extra: &[&str]) -> Value {
-    json(pb(t.root(), &run_args(arg(db), extra)))
-}
-
-/// A short, paced run storing into `dir`.
-fn run_args<'a>(db: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = vec![
-        "run",
-        "--ops",
-        "30",
-        "--records",
-        "50",
-        "--delay",
-        "fixed:1ms",
-        "--no-overhead",
-        "--json",
-        "--results",
-        db,
-    ];
-    v.extend_from_slice(extra);
-    v
-}
 
 #[test]
 fn governor_is_set_during_the_run_verified_and_restored() {
@@ -560,49 +516,4 @@ fn diagnose_compares_governors_or_says_why_it_cannot() {
         .unwrap()
         .contains("no CPU frequency control"));
     assert_eq!(d["candidates"].as_array().unwrap().len(), 2);
-}
-
-#[test]
-fn battery_and_thermal_zones_are_read_around_a_governed_run_and_a_cap_is_flagged() {
-    let (t, _dir, db) = setup(Tree::big_little());
-    t.battery("Discharging", 350_000, 3_900_000);
-    t.write("class/power_supply/BAT0/capacity", "64");
-    t.write("class/power_supply/BAT0/temp", "355");
-    t.write("class/thermal/thermal_zone0/type", "cpu-1-0");
-    t.write("class/thermal/thermal_zone0/temp", "71500");
-    // The thermal engine holds the big cluster one step down for the whole run.
-    t.write("class/thermal/cooling_device0/type", "thermal-cpufreq-4");
-    t.write("class/thermal/cooling_device0/cur_state", "1");
-    t.write("class/thermal/cooling_device0/max_state", "8");
-    let s = run(
-        &t,
-        &db,
-        &["--governor", "fixed:50%", "--idle-baseline", "off"],
-    );
-    let th = &s["thermal"];
-    assert_eq!(th["before"]["battery_pct"], 64);
-    assert_eq!(th["after"]["battery_c"], 35.5);
-    assert_eq!(th["before"]["battery_status"], "Discharging");
-    assert_eq!(th["after"]["zones"]["cpu-1-0"], 71.5);
-    assert_eq!(th["capped"], true);
-    // pocketbench's own frequency setting is not taken for a cap: only the cooling device is.
-    let cap = serde_json::json!(["cooling_device0 (thermal-cpufreq-4) at cooling state 1/8"]);
-    assert_eq!(th["before"]["caps"], cap);
-    assert_eq!(th["after"]["caps"], cap);
-    let text = pb(t.root(), &["results", "show", "1", "--results", arg(&db)]).expect_ok();
-    assert!(
-        text.stdout.contains(
-            "thermal    battery 64% 35.5 °C → 64% 35.5 °C (Discharging); hottest zone cpu-1-0 \
-             71.5 → 71.5 °C (1 zones); CPU THERMALLY CAPPED"
-        ),
-        "{}",
-        text.stdout
-    );
-}
-
-#[test]
-fn a_machine_without_battery_or_thermal_zones_records_no_thermal_section() {
-    let (t, _dir, db) = setup(Tree::empty());
-    let s = run(&t, &db, &[]);
-    assert!(s.get("thermal").is_none(), "{}", s["thermal"]);
 }

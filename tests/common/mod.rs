@@ -12,6 +12,7 @@ use std::process::Command;
 
 pub mod fake_device;
 pub mod study;
+pub mod sysfs;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_pocketbench");
