@@ -94,7 +94,11 @@ fn report_renders_its_charts_in_headless_chromium() {
             s[at..].split('"').next().unwrap().parse().unwrap()
         })
         .collect();
-    assert_eq!(charts.len(), 7, "charts in the rendered DOM (per-kind the seventh)");
+    assert_eq!(
+        charts.len(),
+        7,
+        "charts in the rendered DOM (per-kind the seventh)"
+    );
     assert!(
         charts.iter().all(|&n| n > 0),
         "every chart has data: {charts:?}"
