@@ -23,8 +23,18 @@ fn in_process(_: &Path, _: &EngineOptions) -> Result<Box<dyn Engine>> {
     ))
 }
 
-fn version() -> String {
-    "in the JVM driver (the run records the library's version)".into()
+/// The library versions the driver's build pins (drivers/jvm/pom.xml); a run records the
+/// version the JVM reports.
+fn h2_version() -> String {
+    "2.5.252 (JVM driver)".into()
+}
+
+fn je_version() -> String {
+    "18.3.12 (JVM driver)".into()
+}
+
+fn sqlite_jdbc_version() -> String {
+    "3.54.1.0 (JVM driver)".into()
 }
 
 pub const H2: EngineDescriptor = EngineDescriptor {
@@ -64,7 +74,7 @@ pub const H2: EngineDescriptor = EngineDescriptor {
     ],
     supports_sql: true,
     open: in_process,
-    version,
+    version: h2_version,
 };
 
 pub const BDB_JE: EngineDescriptor = EngineDescriptor {
@@ -77,7 +87,7 @@ pub const BDB_JE: EngineDescriptor = EngineDescriptor {
     ],
     supports_sql: false,
     open: in_process,
-    version,
+    version: je_version,
 };
 
 pub const SQLITE_JDBC: EngineDescriptor = EngineDescriptor {
@@ -90,5 +100,5 @@ pub const SQLITE_JDBC: EngineDescriptor = EngineDescriptor {
     ],
     supports_sql: true,
     open: in_process,
-    version,
+    version: sqlite_jdbc_version,
 };
