@@ -92,27 +92,30 @@ fn le(b: &[u8]) -> u32 {
     b.try_into().map_or(0, u32::from_le_bytes)
 }
 
+/// Field `i` of a stored record (empty when it has fewer), read in place: a scan decodes only
+/// the fields its plan looks at.
+fn field(v: &[u8], i: usize) -> &[u8] {
+    fields(v).nth(i).unwrap_or(&[])
+}
+
+/// A person's age, read in place.
+fn age(v: &[u8]) -> u32 {
+    le(field(v, 1))
+}
+
 /// A person as stored: (name, age, gender, colour).
 type Stored = (String, u32, String, String);
 
 fn person(v: &[u8]) -> Stored {
-    let f: Vec<&[u8]> = fields(v).collect();
-    let text = |i: usize| String::from_utf8_lossy(f.get(i).copied().unwrap_or(&[])).into_owned();
-    (
-        text(0),
-        le(f.get(1).copied().unwrap_or(&[])),
-        text(2),
-        text(3),
-    )
+    let text = |i: usize| String::from_utf8_lossy(field(v, i)).into_owned();
+    (text(0), age(v), text(2), text(3))
 }
 
 /// A transaction as stored: (buyer, price).
 fn buyer_price(v: &[u8]) -> (u32, u32) {
-    let f: Vec<&[u8]> = fields(v).collect();
-    (
-        le(f.get(1).copied().unwrap_or(&[])),
-        le(f.get(2).copied().unwrap_or(&[])),
-    )
+    let mut f = fields(v).skip(1);
+    let buyer = le(f.next().unwrap_or(&[]));
+    (buyer, le(f.next().unwrap_or(&[])))
 }
 
 impl Kv {
@@ -132,8 +135,9 @@ impl Kv {
         mut visit: impl FnMut(&[u8], &[u8]),
     ) -> Result<()> {
         let mut from = start.to_vec();
+        // The last key visited, in one buffer reused for every record.
+        let mut last = Vec::new();
         loop {
-            let mut last: Option<Vec<u8>> = None;
             let mut past_end = false;
             let n = self
                 .store()
@@ -143,16 +147,15 @@ impl Kv {
                         return;
                     }
                     visit(k, v);
-                    last = Some(k.to_vec());
+                    last.clear();
+                    last.extend_from_slice(k);
                 })
                 .map_err(|e| self.err(e))?;
-            match last {
-                Some(mut k) if !past_end && n == u64::from(PAGE) => {
-                    k.push(0);
-                    from = k;
-                }
-                _ => return Ok(()),
+            if past_end || n < u64::from(PAGE) {
+                return Ok(());
             }
+            std::mem::swap(&mut from, &mut last);
+            from.push(0);
         }
     }
 
@@ -177,9 +180,8 @@ impl Kv {
             }
         } else {
             self.range(b"p", b"q", |k, v| {
-                let p = person(v);
-                if (lo..=hi).contains(&p.1) {
-                    out.push((id_at(k, 1), p));
+                if (lo..=hi).contains(&age(v)) {
+                    out.push((id_at(k, 1), person(v)));
                 }
             })?;
         }
@@ -223,9 +225,8 @@ impl ModelStore for Kv {
             Query::LookupName(name) => {
                 let mut rows = Vec::new();
                 self.range(b"p", b"q", |k, v| {
-                    let p = person(v);
-                    if p.0 == *name {
-                        rows.push(person_row(id_at(k, 1), p));
+                    if field(v, 0) == name.as_bytes() {
+                        rows.push(person_row(id_at(k, 1), person(v)));
                     }
                 })?;
                 rows
@@ -237,9 +238,7 @@ impl ModelStore for Kv {
                 .collect(),
             Query::GroupAge => {
                 let mut count: HashMap<u32, i64> = HashMap::new();
-                self.range(b"p", b"q", |_, v| {
-                    *count.entry(person(v).1).or_default() += 1
-                })?;
+                self.range(b"p", b"q", |_, v| *count.entry(age(v)).or_default() += 1)?;
                 count
                     .into_iter()
                     .map(|(a, n)| vec![a.into(), n.into()])
