@@ -71,10 +71,9 @@ pub fn parts(w: Workload, txn: u64, rows: u64) -> Vec<u64> {
 /// Under the update workload, the transaction whose row holds preloaded part `part` after
 /// transaction `after` (0: still the preload's).
 pub fn last_writer(part: u64, after: u64, rows: u64) -> u64 {
-    (1..=after)
-        .rev()
-        .find(|&t| parts(Workload::Update, t, rows).contains(&part))
-        .unwrap_or(0)
+    // Transaction t rewrites the `rows` parts from ((t − 1) · rows) mod PRELOAD on, wrapping.
+    let writes = |t: u64| (part + PRELOAD - ((t - 1) * rows) % PRELOAD) % PRELOAD < rows;
+    (1..=after).rev().find(|&t| writes(t)).unwrap_or(0)
 }
 
 /// An engine configuration under test: how to prepare its database, run the workload up to a
