@@ -68,7 +68,6 @@ fn measure(a: &DurabilityArgs) -> Result<DurabilityRun> {
     let req = a.request()?;
     let mut store = Store::open(&a.results)?;
     let mut run = durability::measure(&req)?;
-    let v = serde_json::to_value(&run).map_err(|e| Error::failed(e.to_string()))?;
-    run.id = suites::save(&mut store, SUITE, &run.created_at, &v, &[])?;
+    run.id = suites::save_serialized(&mut store, SUITE, &run.created_at, &run, |_, _| Ok(()))?;
     Ok(run)
 }

@@ -49,8 +49,7 @@ fn measure(a: &ModelsArgs) -> Result<ModelsRun> {
     }
     let mut store = Store::open(&a.results)?;
     let mut run = models::measure(&req)?;
-    let v = serde_json::to_value(&run).map_err(|e| Error::failed(e.to_string()))?;
-    run.id = suites::save(&mut store, SUITE, &run.created_at, &v, &[])?;
+    run.id = suites::save_serialized(&mut store, SUITE, &run.created_at, &run, |_, _| Ok(()))?;
     if let Some(csv) = &a.csv {
         render::write_csv(&run, csv)?;
     }

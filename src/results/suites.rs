@@ -36,6 +36,18 @@ pub fn save_with(
     })
 }
 
+/// [`save_with`] for a suite run given as its serialisable type (no series).
+pub fn save_serialized(
+    store: &mut Store,
+    suite: &str,
+    created_at: &str,
+    run: &impl serde::Serialize,
+    also: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
+) -> Result<i64> {
+    let v = serde_json::to_value(run).map_err(|e| Error::failed(format!("{suite} run: {e}")))?;
+    save_with(store, suite, created_at, &v, &[], also)
+}
+
 fn save_in(
     store: &mut Store,
     suite: &str,

@@ -261,7 +261,7 @@ fn run_one(
         }
         CellRequest::Durability(req) => {
             let run = crate::durability::measure(req)?;
-            save(
+            crate::results::suites::save_serialized(
                 store,
                 crate::durability::SUITE,
                 &run.created_at,
@@ -271,7 +271,7 @@ fn run_one(
         }
         CellRequest::Models(req) => {
             let run = crate::models::measure(req)?;
-            save(
+            crate::results::suites::save_serialized(
                 store,
                 crate::models::SUITE,
                 &run.created_at,
@@ -280,16 +280,4 @@ fn run_one(
             )
         }
     }
-}
-
-/// Store a suite run with its study cell, in one transaction.
-fn save(
-    store: &mut Store,
-    suite: &str,
-    created_at: &str,
-    run: &impl serde::Serialize,
-    cell: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
-) -> Result<i64> {
-    let v = serde_json::to_value(run).map_err(|e| Error::failed(e.to_string()))?;
-    crate::results::suites::save_with(store, suite, created_at, &v, &[], cell)
 }
