@@ -139,43 +139,42 @@ final class JdbcStore implements Store {
         return rows;
     }
 
-    private long update(Op op) throws SQLException {
-        String key = model.keyText(op.key);
+    private long update(Op op, Model.Request r) throws SQLException {
         if (op.field < 0) {
             for (int i = 0; i < model.fieldCount; i++) {
-                updateAll.setString(i + 1, model.fieldText(op.seed, i));
+                updateAll.setString(i + 1, r.texts[i]);
             }
-            updateAll.setString(model.fieldCount + 1, key);
+            updateAll.setString(model.fieldCount + 1, r.key);
             return updateAll.executeUpdate();
         }
         PreparedStatement u = updateOne[op.field];
-        u.setString(1, model.fieldText(op.seed, op.field));
-        u.setString(2, key);
+        u.setString(1, r.texts[op.field]);
+        u.setString(2, r.key);
         return u.executeUpdate();
     }
 
     @Override
-    public long execute(Op op) throws SQLException {
+    public long execute(Op op, Model.Request r) throws SQLException {
         switch (op.tag) {
             case Op.READ:
-                read.setString(1, model.keyText(op.key));
+                read.setString(1, r.key);
                 return drain(read.executeQuery());
             case Op.SCAN:
-                scan.setString(1, model.keyText(op.key));
+                scan.setString(1, r.key);
                 scan.setLong(2, op.len);
                 return drain(scan.executeQuery());
             case Op.INSERT:
-                insert.setString(1, model.keyText(op.key));
+                insert.setString(1, r.key);
                 for (int i = 0; i < model.fieldCount; i++) {
-                    insert.setString(i + 2, model.fieldText(op.seed, i));
+                    insert.setString(i + 2, r.texts[i]);
                 }
                 return insert.executeUpdate();
             case Op.UPDATE:
-                return update(op);
+                return update(op, r);
             case Op.RMW:
-                read.setString(1, model.keyText(op.key));
+                read.setString(1, r.key);
                 drain(read.executeQuery());
-                return update(op);
+                return update(op, r);
             default:
                 return statement(op.sql);
         }

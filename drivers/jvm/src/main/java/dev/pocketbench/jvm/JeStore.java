@@ -108,10 +108,10 @@ final class JeStore implements Store {
         return new DatabaseEntry(s.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private byte[] record(long seed) {
+    private static byte[] record(byte[][] values) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (int i = 0; i < model.fieldCount; i++) {
-            field(out, model.field(seed, i));
+        for (byte[] v : values) {
+            field(out, v);
         }
         return out.toByteArray();
     }
@@ -144,9 +144,10 @@ final class JeStore implements Store {
         return 1;
     }
 
-    private long update(Op op, String key) {
+    private long update(Op op, Model.Request r) {
+        String key = r.key;
         if (op.field < 0) {
-            return put(key, record(op.seed));
+            return put(key, record(r.fields));
         }
         DatabaseEntry data = new DatabaseEntry();
         if (db.get(bulk, entry(key), data, LockMode.DEFAULT) != OperationStatus.SUCCESS) {
@@ -156,7 +157,7 @@ final class JeStore implements Store {
         if (op.field >= f.size()) {
             return 0;
         }
-        f.set(op.field, model.field(op.seed, op.field));
+        f.set(op.field, r.fields[op.field]);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (byte[] v : f) {
             field(out, v);
@@ -165,8 +166,11 @@ final class JeStore implements Store {
     }
 
     @Override
-    public long execute(Op op) {
-        String key = model.keyText(op.key);
+    public long execute(Op op, Model.Request r) {
+        if (r == null) {
+            throw Fail.input("bdb-je runs key-value workloads only");
+        }
+        String key = r.key;
         switch (op.tag) {
             case Op.READ: {
                 DatabaseEntry data = new DatabaseEntry();
@@ -185,13 +189,13 @@ final class JeStore implements Store {
                 return rows;
             }
             case Op.INSERT:
-                return put(key, record(op.seed));
+                return put(key, record(r.fields));
             case Op.UPDATE:
-                return update(op, key);
+                return update(op, r);
             case Op.RMW: {
                 DatabaseEntry data = new DatabaseEntry();
                 db.get(bulk, entry(key), data, LockMode.DEFAULT);
-                return update(op, key);
+                return update(op, r);
             }
             default:
                 throw Fail.input("bdb-je runs key-value workloads only");

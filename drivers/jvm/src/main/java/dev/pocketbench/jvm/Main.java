@@ -97,7 +97,7 @@ public final class Main {
             store.beginLoad();
             Op op;
             while ((op = trace.next('L')) != null) {
-                store.execute(op);
+                store.execute(op, trace.model.request(op));
             }
             store.endLoad();
             trace.finish();

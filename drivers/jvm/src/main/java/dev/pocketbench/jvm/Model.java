@@ -76,8 +76,38 @@ final class Model {
         return out;
     }
 
-    String fieldText(long seed, int field) {
-        return new String(field(seed, field), StandardCharsets.US_ASCII);
+    /**
+     * What an operation writes, built before its clock starts (as pocketbench's materializer
+     * does): the key text, and the field values it writes as bytes and as text ({@code null}
+     * for fields it leaves alone).
+     */
+    static final class Request {
+        final String key;
+        final byte[][] fields;
+        final String[] texts;
+
+        Request(String key, byte[][] fields, String[] texts) {
+            this.key = key;
+            this.fields = fields;
+            this.texts = texts;
+        }
+    }
+
+    /** {@code op}'s request; {@code null} for a SQL statement. */
+    Request request(Op op) {
+        if (sql || op.tag == Op.SQL) {
+            return null;
+        }
+        byte[][] fields = new byte[fieldCount][];
+        String[] texts = new String[fieldCount];
+        boolean writes = op.tag == Op.INSERT || op.tag == Op.UPDATE || op.tag == Op.RMW;
+        for (int i = 0; writes && i < fieldCount; i++) {
+            if (op.field < 0 || op.field == i) {
+                fields[i] = field(op.seed, i);
+                texts[i] = new String(fields[i], StandardCharsets.US_ASCII);
+            }
+        }
+        return new Request(keyText(op.key), fields, texts);
     }
 
     static String fieldName(int i) {

@@ -13,7 +13,7 @@ final class NullStore implements Store {
     @Override public void rollback() {}
 
     @Override
-    public long execute(Op op) {
+    public long execute(Op op, Model.Request r) {
         sink += op.key + op.seed;
         return 0;
     }

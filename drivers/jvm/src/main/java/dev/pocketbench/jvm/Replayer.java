@@ -15,9 +15,11 @@ import java.util.concurrent.locks.LockSupport;
  * The run phase, with pocketbench's pacing semantics: each operation is due at the end of
  * the previous one plus its delay (think pacing) or at the run start plus every earlier delay
  * (open pacing, where a late operation starts at once and its backlog shows in the samples);
- * the wait is a sleep until the due time. Each operation is timed with System.nanoTime
- * (CLOCK_MONOTONIC, the clock pocketbench reads) and the thread's CPU time (ThreadMXBean),
- * and written as one sample of pocketbench's spool format: 154 bytes, the kind and ok bytes,
+ * the wait is a sleep until the due time. Its key text and field values are built before its
+ * clock starts, as pocketbench's own materializer builds them. Each operation is timed with
+ * System.nanoTime (CLOCK_MONOTONIC, the clock pocketbench reads) and the thread's CPU time
+ * (ThreadMXBean), and written as one sample of pocketbench's spool format: 154 bytes, the
+ * kind and ok bytes,
  * then nineteen little-endian u64 — seq, key, intended, start, end, cpu, sleep requested,
  * sleep actual, frequency (0), and ten I/O counters (0: the JVM's file I/O is not seen per
  * operation).
@@ -64,11 +66,12 @@ final class Replayer {
                         actual = System.nanoTime() - before;
                     }
                 }
+                Model.Request request = trace.model.request(op);
                 long c0 = threads.getCurrentThreadCpuTime();
                 long start = System.nanoTime();
                 boolean ok = true;
                 try {
-                    store.execute(op);
+                    store.execute(op, request);
                 } catch (Fail f) {
                     throw f;
                 } catch (Exception e) {
@@ -114,7 +117,7 @@ final class Replayer {
             Op op;
             while ((op = trace.next('R')) != null) {
                 try {
-                    store.execute(op);
+                    store.execute(op, trace.model.request(op));
                 } catch (Fail f) {
                     throw f;
                 } catch (Exception e) {

@@ -16,8 +16,11 @@ interface Store extends AutoCloseable {
 
     void endLoad() throws Exception;
 
-    /** Execute {@code op}; the rows produced or changed. */
-    long execute(Op op) throws Exception;
+    /**
+     * Execute {@code op} with its request (key and values, built beforehand; {@code null} for
+     * SQL); the rows produced or changed.
+     */
+    long execute(Op op, Model.Request r) throws Exception;
 
     /** Run the following operations in a transaction that {@link #rollback} undoes (warm-up). */
     void beginScratch() throws Exception;
