@@ -163,11 +163,12 @@ impl Answer {
     /// 64-bit FNV-1a over the rows' text (values joined by `|`, rows ended by `\n`), as 16
     /// hex digits.
     pub fn checksum(&self) -> String {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        use crate::workload::keys::{FNV_OFFSET_BASIS_64, FNV_PRIME_64};
+        let mut h = FNV_OFFSET_BASIS_64;
         let mut eat = |bytes: &[u8]| {
             for b in bytes {
                 h ^= u64::from(*b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
+                h = h.wrapping_mul(FNV_PRIME_64);
             }
         };
         for row in &self.rows {

@@ -192,7 +192,11 @@ pub fn execute(req: &super::RunRequest, prepared: super::Prepared) -> Result<sup
         trace: trace_path.clone(),
         data_dir: data_dir.clone(),
         engine: req.engine.clone(),
-        options: req.options.iter().cloned().collect(),
+        // As the engine's option specs normalise them (`COMPRESS=On` → `compress=on`).
+        options: {
+            let d = crate::engine::descriptor(&req.engine)?;
+            crate::engine::options::EngineOptions::validate(d.name, d.options, &req.options)?.values
+        },
         pacing: req.pacing.name().into(),
         spool: dir.join("samples.spool"),
         report: dir.join("replay.json"),
