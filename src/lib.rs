@@ -13,6 +13,7 @@ pub mod engine;
 pub mod error;
 pub mod export;
 pub mod flash;
+pub mod fleet;
 pub mod fuzzing;
 pub mod limits;
 pub mod models;
@@ -21,6 +22,8 @@ pub mod platform;
 pub mod report;
 pub mod results;
 pub mod run;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod stats;
 pub mod study;
 pub mod workload;

@@ -40,6 +40,10 @@ fn main() {
         Command::Durability(args) => commands::durability::main(args),
         Command::Models(args) => commands::models::main(args),
         Command::Storage(args) => commands::storage::main(args),
+        #[cfg(feature = "server")]
+        Command::Serve(args) => commands::serve::main(args),
+        Command::Submit(args) => commands::submit::main(args),
+        Command::Agent(args) => commands::agent::main(args),
         Command::Device(cmd) => commands::device::main(cmd, Cli::command()),
         Command::Completions(args) => commands::completions::main(args, Cli::command()),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),

@@ -14,26 +14,34 @@ use crate::workload::rng::Rng;
 /// The terminal rendering of stored suite run `id` of kind `kind` (`storage`, `flashbench`,
 /// `durability`).
 pub fn render_stored(store: &mut Store, id: i64, kind: &str) -> Result<String> {
+    let (id, v) = suites::load(store, kind, Some(id))?;
+    render_value(kind, id, v).map_err(|e| e.context(format!("results store: {kind} run {id}")))
+}
+
+/// The terminal rendering of a suite run given as its stored JSON (`id` is shown as its
+/// number); a result of another kind, or JSON that is not that kind's run, is an error.
+pub fn render_value(kind: &str, id: i64, v: serde_json::Value) -> Result<String> {
+    fn typed<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Result<T> {
+        serde_json::from_value(v).map_err(|e| Error::failed(e.to_string()))
+    }
     match kind {
         "storage" => {
-            let (id, mut r): (_, storage::StorageRun) = suites::load_as(store, kind, Some(id))?;
+            let mut r: storage::StorageRun = typed(v)?;
             r.id = id;
             Ok(storage::report::render(&r))
         }
         "flashbench" => {
-            let (id, mut r): (_, flashbench::FlashbenchRun) =
-                suites::load_as(store, kind, Some(id))?;
+            let mut r: flashbench::FlashbenchRun = typed(v)?;
             r.id = id;
             Ok(flashbench::report::render(&r))
         }
         crate::durability::SUITE => {
-            let (id, mut r): (_, crate::durability::DurabilityRun) =
-                suites::load_as(store, kind, Some(id))?;
+            let mut r: crate::durability::DurabilityRun = typed(v)?;
             r.id = id;
             Ok(crate::durability::report::render(&r))
         }
         other => Err(Error::failed(format!(
-            "results store: result {id} is of an unknown kind '{}'",
+            "result {id} is of an unknown kind '{}'",
             crate::limits::escape(other)
         ))),
     }

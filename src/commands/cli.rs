@@ -109,6 +109,23 @@ pub enum Command {
         after_help = "Examples:\n  pocketbench device list\n  pocketbench device run -- run --ops 2000\n  pocketbench device pull\n\nWalkthrough: docs/device.md"
     )]
     Device(DeviceCommand),
+    /// The results server: gathers results from many devices, ranks device models per
+    /// category (3σ rule), explains them on a dashboard, hands study cells to agents.
+    #[cfg(feature = "server")]
+    #[command(
+        after_help = "Examples:\n  pocketbench serve                                 SQLite file pocketbench-server.db, http://127.0.0.1:8080\n  pocketbench serve --db postgres://pb@db.lab:5432/pocketbench --listen 0.0.0.0:8080\n  pocketbench serve token add lab-phone-1\n  pocketbench serve --plan study.toml --class 'Pixel 7'\n\nDeployment, API, categories: docs/server.md"
+    )]
+    Serve(super::serve::ServeArgs),
+    /// Send stored results (with this device's identity) to a results server.
+    #[command(
+        after_help = "Examples:\n  pocketbench submit --server http://127.0.0.1:8080 --token TOKEN 3 4\n  pocketbench submit --server http://lab:8080 --all-new"
+    )]
+    Submit(super::submit::SubmitArgs),
+    /// Take study cells from a results server, run them on this device, submit the results.
+    #[command(
+        after_help = "Examples:\n  pocketbench agent --server http://lab:8080 --token TOKEN\n  pocketbench agent --server http://lab:8080 --class 'Pixel 7' --exit-when-idle"
+    )]
+    Agent(super::agent::AgentArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     #[command(
         after_help = "Examples:\n  pocketbench completions bash > /etc/bash_completion.d/pocketbench\n  pocketbench completions zsh > \"${fpath[1]}/_pocketbench\"\n  pocketbench completions fish > ~/.config/fish/completions/pocketbench.fish"

@@ -2,6 +2,7 @@
 //! print the outcome (text or JSON). Handlers hold no measurement logic of their own, and no
 //! module outside `commands/` uses them.
 
+pub mod agent;
 pub mod cli;
 pub mod compare;
 pub mod completions;
@@ -18,7 +19,10 @@ pub mod models;
 pub mod report;
 pub mod results;
 pub mod run;
+#[cfg(feature = "server")]
+pub mod serve;
 pub mod storage;
+pub mod submit;
 pub mod trace;
 
 use crate::error::{Error, Result};

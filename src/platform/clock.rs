@@ -95,6 +95,11 @@ pub fn utc_now() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
+    utc(secs)
+}
+
+/// Unix seconds as RFC 3339 UTC (`2026-11-21T23:31:44Z`).
+pub fn utc(secs: u64) -> String {
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
     format!(

@@ -1,0 +1,147 @@
+//! `pocketbench serve`: run the results server, or manage its API tokens (`serve token …`).
+
+use crate::error::{Error, Result};
+use crate::output::units::{parse_duration, parse_size};
+use crate::server::{self, db::Db, tokens};
+use clap::{Args, Subcommand};
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ServeArgs {
+    #[command(subcommand)]
+    pub command: Option<ServeCommand>,
+    #[command(flatten)]
+    pub options: ServeOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeOptions {
+    /// Database: a SQLite file (default pocketbench-server.db) or postgres://USER@HOST:PORT/DB.
+    #[arg(long, default_value = server::db::DEFAULT_DB)]
+    pub db: String,
+    /// Address to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Threads serving requests (each takes a database connection while it works).
+    #[arg(long, default_value_t = 8)]
+    pub workers: usize,
+    /// Largest request body (at most 256M).
+    #[arg(long, default_value = "8M")]
+    pub max_body: String,
+    /// Writes (submissions, plans) per minute per token; 0: no limit.
+    #[arg(long, default_value_t = 600)]
+    pub rate_limit: u32,
+    /// Reads need a token too (the default: pages and GET endpoints are public).
+    #[arg(long)]
+    pub private: bool,
+    /// Results (after the 3σ rule) a model needs to be ranked.
+    #[arg(long, default_value_t = server::rankings::DEFAULT_MIN_RESULTS)]
+    pub min_results: i64,
+    /// How long an agent's claim on a cell lasts before it is offered again.
+    #[arg(long, default_value = "30min")]
+    pub lease: String,
+    /// A study plan (TOML, as `matrix` reads) to offer agents; added once (a plan already on
+    /// the server with the same text and class is not added again).
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<std::path::PathBuf>,
+    /// The device class the --plan's cells are for (default: any agent).
+    #[arg(long, default_value = "", requires = "plan")]
+    pub class: String,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ServeCommand {
+    /// API tokens: add (printed once), list, revoke.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TokenCommand {
+    /// Create a token and print it (only its hash is stored).
+    Add {
+        name: String,
+        #[arg(long, default_value = server::db::DEFAULT_DB)]
+        db: String,
+    },
+    /// List tokens by name.
+    List {
+        #[arg(long, default_value = server::db::DEFAULT_DB)]
+        db: String,
+    },
+    /// Revoke a token.
+    Revoke {
+        name: String,
+        #[arg(long, default_value = server::db::DEFAULT_DB)]
+        db: String,
+    },
+}
+
+pub fn main(args: &ServeArgs) -> Result<i32> {
+    match &args.command {
+        Some(ServeCommand::Token(t)) => token(t),
+        None => serve(&args.options),
+    }
+}
+
+fn token(t: &TokenCommand) -> Result<i32> {
+    match t {
+        TokenCommand::Add { name, db } => {
+            tokens::check_name(name)?;
+            let db = Db::open(db, 1)?;
+            println!("{}", tokens::add(&db, name, server::now_ms())?);
+            eprintln!("token {name} added: it is shown only now; send it as Authorization: Bearer TOKEN (submit --token)");
+        }
+        TokenCommand::List { db } => {
+            let db = Db::open(db, 1)?;
+            for (name, created) in tokens::list(&db)? {
+                println!("{name}\tcreated {}", crate::platform::clock::utc((created / 1000) as u64));
+            }
+        }
+        TokenCommand::Revoke { name, db } => {
+            let db = Db::open(db, 1)?;
+            if !tokens::revoke(&db, name)? {
+                return Err(Error::input(format!("token {}: no such token", crate::limits::escape(name))));
+            }
+            println!("token {name} revoked");
+        }
+    }
+    Ok(0)
+}
+
+fn serve(o: &ServeOptions) -> Result<i32> {
+    let max_body = parse_size(&o.max_body, "--max-body")?;
+    if max_body == 0 || max_body > server::MAX_MAX_BODY {
+        return Err(Error::input(format!(
+            "--max-body {}: expected 1 to {} bytes",
+            crate::limits::escape(&o.max_body),
+            server::MAX_MAX_BODY
+        )));
+    }
+    if o.workers == 0 || o.workers > 256 {
+        return Err(Error::input(format!("--workers {}: expected 1 to 256", o.workers)));
+    }
+    let lease_ms = (parse_duration(&o.lease, "--lease")? / 1_000_000) as i64;
+    let plan = o
+        .plan
+        .as_ref()
+        .map(|p| {
+            let text = crate::limits::read_text(p, &format!("--plan {}", p.display()), crate::limits::MAX_PLAN_FILE_BYTES)?;
+            crate::study::plan::Plan::parse(&text, &p.display().to_string(), "study")
+                .and_then(|plan| crate::study::cells::expand(&plan))?;
+            Ok::<_, Error>(text)
+        })
+        .transpose()?;
+    let config = server::Config {
+        db: o.db.clone(),
+        listen: o.listen.clone(),
+        workers: o.workers,
+        max_body,
+        rate_limit: o.rate_limit,
+        private: o.private,
+        min_results: o.min_results.max(1),
+        lease_ms,
+    };
+    server::serve(config, plan.map(|text| server::work::PlanUpload { plan: text, class: o.class.clone() }))?;
+    Ok(0)
+}

@@ -1,0 +1,10 @@
+//! The device side of the results server: what a submission is ([`submission`]), the HTTP
+//! client ([`client`]), sending stored results (`pocketbench submit`, [`submit`]) and the
+//! agent that takes study cells from the server, runs them and submits their results
+//! (`pocketbench agent`, [`agent`]). None of it needs the server's own code, so device builds
+//! carry it without the server.
+
+pub mod agent;
+pub mod client;
+pub mod submission;
+pub mod submit;

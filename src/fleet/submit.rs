@@ -1,0 +1,163 @@
+//! `pocketbench submit`: send results from the local store to a results server, each with the
+//! identity of the device that measured it (the `device` a pulled run carries, else this
+//! machine's, probed where the result's files were). The local store remembers what went to
+//! which server, so `--all-new` sends only what that server has not got; the server's content
+//! hash makes sending twice harmless anyway.
+
+use super::client::{Client, Response};
+use super::submission::{Device, Storage, Submission, SCHEMA};
+use crate::error::{Error, Result, ResultExt};
+use crate::results::store::Store;
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+const TABLE: &str = "CREATE TABLE IF NOT EXISTS submissions (
+    run_id INTEGER NOT NULL,
+    server TEXT NOT NULL,
+    remote_id INTEGER NOT NULL,
+    submitted_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, server)
+)";
+
+/// One result sent.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sent {
+    pub local_id: i64,
+    pub kind: String,
+    pub remote_id: i64,
+    /// False when the server had it already.
+    pub created: bool,
+    pub url: String,
+}
+
+fn text(v: &serde_json::Value, key: &str) -> String {
+    v.get(key).and_then(|x| x.as_str()).unwrap_or("").to_string()
+}
+
+/// The device of a result pulled from a device (`device` in its JSON, as the probe found it).
+pub fn device_from_json(v: &serde_json::Value) -> Option<Device> {
+    let model = [text(v, "model"), text(v, "soc"), text(v, "abi")]
+        .into_iter()
+        .find(|s| !s.is_empty())?;
+    let st = v.get("storage").cloned().unwrap_or_default();
+    Some(Device {
+        model,
+        manufacturer: text(v, "manufacturer"),
+        soc: text(v, "soc"),
+        os: text(v, "os"),
+        kernel: text(v, "kernel"),
+        core_layout: text(v, "core_layout"),
+        abi: text(v, "abi"),
+        cpus: v.get("cpus").and_then(|c| c.as_u64()).map(|c| c as u32),
+        storage: Storage {
+            disk: text(&st, "disk"),
+            disk_model: text(&st, "disk_model"),
+            file_system: text(&st, "file_system"),
+            mount_options: text(&st, "mount_options"),
+        },
+    })
+}
+
+/// The submission of stored result `id`.
+pub fn build(store: &Store, id: i64) -> Result<Submission> {
+    let row: Option<(String, String)> = store
+        .conn()
+        .query_row("SELECT kind, summary FROM runs WHERE id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()
+        .run_err("results store")?;
+    let (kind, summary) = row.ok_or_else(|| {
+        Error::input(format!("RUN_ID {id}: no result with that id in {}", store.path().display()))
+    })?;
+    let mut result: serde_json::Value =
+        serde_json::from_str(&summary).run_err(format!("results store: result {id}"))?;
+    if let Some(o) = result.as_object_mut() {
+        o.insert("id".into(), id.into());
+    }
+    let device = match result.get("device").and_then(device_from_json) {
+        Some(d) => d,
+        None => {
+            let dir = result
+                .pointer("/settings/dir")
+                .and_then(|d| d.as_str())
+                .unwrap_or(".")
+                .to_string();
+            let mut d = Device::from_info(&crate::device::probe::local(&dir));
+            for f in [&mut d.model, &mut d.soc, &mut d.os, &mut d.kernel] {
+                f.truncate(super::submission::MAX_FIELD_BYTES);
+            }
+            d
+        }
+    };
+    Ok(Submission {
+        schema: SCHEMA,
+        kind,
+        device,
+        result,
+    })
+}
+
+/// Send `s` (stored locally as `id`); a 429 is waited out (Retry-After, at most three times).
+pub fn send(client: &Client, s: &Submission, id: i64) -> Result<Sent> {
+    let body = serde_json::to_vec(s).run_err("submission")?;
+    let mut tries = 0;
+    let r: Response = loop {
+        let r = client.post("/api/v1/results", &body)?;
+        if r.status == 429 && tries < 3 {
+            tries += 1;
+            std::thread::sleep(std::time::Duration::from_secs(r.retry_after.unwrap_or(5).min(60)));
+            continue;
+        }
+        break r;
+    };
+    match r.status {
+        200 | 201 => {
+            let v: serde_json::Value = r.json()?;
+            let remote_id = v.get("id").and_then(|i| i.as_i64()).unwrap_or(0);
+            Ok(Sent {
+                local_id: id,
+                kind: s.kind.clone(),
+                remote_id,
+                created: r.status == 201,
+                url: format!("{}/results/{remote_id}", client.base()),
+            })
+        }
+        401 | 403 => Err(Error::input(format!("--token: the server refused it ({}: {})", r.status, r.message()))),
+        s => Err(Error::failed(format!("result {id}: the server answered {s}: {}", r.message()))),
+    }
+}
+
+/// The ids to send: those given, or (`all_new`) every result this server has not got.
+pub fn pending(store: &Store, server: &str, ids: &[i64], all_new: bool) -> Result<Vec<i64>> {
+    store.conn().execute(TABLE, []).run_err("results store")?;
+    if !all_new {
+        return Ok(ids.to_vec());
+    }
+    let mut st = store
+        .conn()
+        .prepare(
+            "SELECT id FROM runs WHERE id NOT IN (SELECT run_id FROM submissions WHERE server = ?1)
+             ORDER BY id",
+        )
+        .run_err("results store")?;
+    let rows = st
+        .query_map([server], |r| r.get(0))
+        .run_err("results store")?
+        .collect::<rusqlite::Result<Vec<i64>>>()
+        .run_err("results store")?;
+    Ok(rows)
+}
+
+/// Remember that result `id` went to `server` as `remote_id`.
+pub fn remember(store: &Store, server: &str, sent: &Sent) -> Result<()> {
+    store.conn().execute(TABLE, []).run_err("results store")?;
+    store
+        .conn()
+        .execute(
+            "INSERT OR REPLACE INTO submissions VALUES (?1, ?2, ?3, ?4)",
+            params![sent.local_id, server, sent.remote_id, crate::platform::clock::utc_now()],
+        )
+        .run_err("results store")?;
+    Ok(())
+}

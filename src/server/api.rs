@@ -1,0 +1,239 @@
+//! The JSON API, version 1 (docs/server.md has a request and response for each):
+//!
+//! | method and path | what |
+//! |---|---|
+//! | `GET /healthz` | the server and its database answer |
+//! | `POST /api/v1/results` (token) | store a submission: 201 with its id, 200 with the existing id for a duplicate |
+//! | `GET /api/v1/results?model=&category=&limit=&offset=` | results, newest first |
+//! | `GET /api/v1/results/{id}` | one result in full |
+//! | `GET /api/v1/categories` | the ranking categories |
+//! | `GET /api/v1/rankings/{category}` | top 10: model, mean, stddev, results kept/total |
+//! | `GET /api/v1/trends/{category}` | every model's mean by first-seen date |
+//! | `GET /api/v1/devices/{model}` | a model's statistics, file systems, clusters, series |
+//! | `POST /api/v1/plans` (token) | upload a study plan for agents |
+//! | `GET /api/v1/plans/{id}` | its cells: open, claimed, done |
+//! | `POST /api/v1/agent/claim` (token) | the next cell for a device class (204: none) |
+//! | `POST /api/v1/agent/complete` (token) | a claimed cell is done, with its result's id |
+
+use super::http::{Reply, Req};
+use super::{categories, db_error, explain, now_ms, rankings, results, work, State};
+use crate::fleet::submission;
+use serde::{Deserialize, Serialize};
+
+fn not_found(what: String) -> Reply {
+    Reply::error(404, None, what)
+}
+
+/// Parse a JSON body into `T`, naming the field at fault.
+fn body<T: serde::de::DeserializeOwned>(rq: &Req) -> Result<T, Reply> {
+    let de = &mut serde_json::Deserializer::from_slice(&rq.body);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." { "body".to_string() } else { path };
+        Reply::error(400, Some(&field), crate::limits::one_line(&e.into_inner().to_string()))
+    })
+}
+
+fn int_param(rq: &Req, key: &str, default: i64) -> Result<i64, Reply> {
+    match rq.param(key) {
+        None => Ok(default),
+        Some(v) => v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+            Reply::error(
+                400,
+                Some(key),
+                format!("{}: expected a non-negative integer", crate::limits::escape(v)),
+            )
+        }),
+    }
+}
+
+fn category(id: &str) -> Result<categories::Category, Reply> {
+    categories::find(id).ok_or_else(|| {
+        not_found(format!(
+            "no category {} (GET /api/v1/categories lists them)",
+            crate::limits::escape(id)
+        ))
+    })
+}
+
+pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
+    let get = rq.method == "GET" || rq.method == "HEAD";
+    let post = rq.method == "POST";
+    if get && state.config.private && seg != ["healthz"] {
+        if let Err(r) = state.authorise(rq) {
+            return r;
+        }
+    }
+    let r = match (seg, get, post) {
+        (["healthz"], true, _) => health(state),
+        (["api", "v1", "results"], _, true) => submit(state, rq),
+        (["api", "v1", "results"], true, _) => list(state, rq),
+        (["api", "v1", "results", id], true, _) => one(state, id),
+        (["api", "v1", "categories"], true, _) => Ok(Reply::json(200, &categories::all())),
+        (["api", "v1", "rankings", c], true, _) => ranking(state, rq, c),
+        (["api", "v1", "trends", c], true, _) => trend(state, c),
+        (["api", "v1", "devices", m], true, _) => device(state, m),
+        (["api", "v1", "plans"], _, true) => plan(state, rq),
+        (["api", "v1", "plans", id], true, _) => plan_progress(state, id),
+        (["api", "v1", "agent", "claim"], _, true) => claim(state, rq),
+        (["api", "v1", "agent", "complete"], _, true) => complete(state, rq),
+        _ if get || post => Err(not_found(format!("no such endpoint: {} /{}", rq.method, seg.join("/")))),
+        _ => Err(Reply::error(405, None, format!("{} is not allowed here", rq.method))),
+    };
+    r.unwrap_or_else(|e| e)
+}
+
+fn health(state: &State) -> Result<Reply, Reply> {
+    let results = state
+        .db
+        .read()
+        .and_then(|mut c| super::db::schema::count(&mut **c, "results"))
+        .map_err(db_error)?;
+    let db = match state.db.dialect() {
+        super::db::Dialect::Sqlite => "sqlite",
+        super::db::Dialect::Postgres => "postgres",
+    };
+    Ok(Reply::json(
+        200,
+        &serde_json::json!({"status": "ok", "database": db, "results": results, "version": crate::TOOL_VERSION}),
+    ))
+}
+
+fn submit(state: &State, rq: &Req) -> Result<Reply, Reply> {
+    let who = state.authorise(rq)?;
+    state.spend(&who)?;
+    let s = submission::parse(&rq.body)
+        .map_err(|e| Reply::error(400, Some(&e.field), e.message))?;
+    let stored = results::insert(&state.db, &s, &who, now_ms()).map_err(db_error)?;
+    Ok(Reply::json(if stored.created { 201 } else { 200 }, &stored))
+}
+
+fn list(state: &State, rq: &Req) -> Result<Reply, Reply> {
+    let limit = int_param(rq, "limit", 100)?;
+    let offset = int_param(rq, "offset", 0)?;
+    if let Some(c) = rq.param("category") {
+        category(c)?;
+    }
+    let rows = results::list(&state.db, rq.param("model"), rq.param("category"), limit, offset)
+        .map_err(db_error)?;
+    Ok(Reply::json(200, &rows))
+}
+
+fn one(state: &State, id: &str) -> Result<Reply, Reply> {
+    let n: i64 = id.parse().map_err(|_| not_found(format!("no result {}", crate::limits::escape(id))))?;
+    match results::get(&state.db, n).map_err(db_error)? {
+        Some(r) => Ok(Reply::json(200, &r)),
+        None => Err(not_found(format!("no result {n}"))),
+    }
+}
+
+#[derive(Serialize)]
+struct RankingReply {
+    category: categories::Category,
+    min_results: i64,
+    rule: &'static str,
+    top: Vec<rankings::Ranked>,
+}
+
+fn ranking(state: &State, rq: &Req, c: &str) -> Result<Reply, Reply> {
+    let cat = category(c)?;
+    let min = int_param(rq, "min_results", state.config.min_results)?;
+    let top = rankings::top(&state.db, &cat, min, rankings::TOP).map_err(db_error)?;
+    Ok(Reply::json(
+        200,
+        &RankingReply {
+            category: cat,
+            min_results: min,
+            rule: "values more than 3 standard deviations from the model's mean are dropped",
+            top,
+        },
+    ))
+}
+
+fn trend(state: &State, c: &str) -> Result<Reply, Reply> {
+    let cat = category(c)?;
+    let models = rankings::by_first_seen(&state.db, &cat.id).map_err(db_error)?;
+    Ok(Reply::json(200, &serde_json::json!({"category": cat, "models": models})))
+}
+
+fn device(state: &State, model: &str) -> Result<Reply, Reply> {
+    let views = explain::device(&state.db, model).map_err(db_error)?;
+    if views.is_empty() {
+        return Err(not_found(format!(
+            "no ranked results of model {}",
+            crate::limits::escape(model)
+        )));
+    }
+    Ok(Reply::json(200, &serde_json::json!({"model": model, "categories": views})))
+}
+
+fn plan(state: &State, rq: &Req) -> Result<Reply, Reply> {
+    let who = state.authorise(rq)?;
+    state.spend(&who)?;
+    let up: work::PlanUpload = body(rq)?;
+    let added = work::add(&state.db, &up, &who, now_ms()).map_err(|e| match e {
+        crate::error::Error::Input(m) => Reply::error(400, Some("plan"), crate::limits::one_line(&m)),
+        other => db_error(other),
+    })?;
+    Ok(Reply::json(201, &added))
+}
+
+fn plan_progress(state: &State, id: &str) -> Result<Reply, Reply> {
+    let n: i64 = id.parse().map_err(|_| not_found(format!("no plan {}", crate::limits::escape(id))))?;
+    let (open, claimed, done) = work::progress(&state.db, n).map_err(db_error)?;
+    if open + claimed + done == 0 {
+        return Err(not_found(format!("no plan {n}")));
+    }
+    Ok(Reply::json(
+        200,
+        &serde_json::json!({"plan": n, "open": open, "claimed": claimed, "done": done}),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaimRequest {
+    agent: String,
+    #[serde(default)]
+    class: String,
+}
+
+fn claim(state: &State, rq: &Req) -> Result<Reply, Reply> {
+    state.authorise(rq)?;
+    let c: ClaimRequest = body(rq)?;
+    if c.agent.is_empty() || c.agent.len() > work::MAX_CLASS {
+        return Err(Reply::error(400, Some("agent"), format!("expected 1 to {} bytes", work::MAX_CLASS)));
+    }
+    if c.class.len() > work::MAX_CLASS {
+        return Err(Reply::error(400, Some("class"), format!("longer than {} bytes", work::MAX_CLASS)));
+    }
+    match work::claim(&state.db, &c.class, &c.agent, state.config.lease_ms, now_ms()).map_err(db_error)? {
+        Some(cl) => Ok(Reply::json(200, &cl)),
+        None => Ok(Reply::no_content()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompleteRequest {
+    cell: i64,
+    agent: String,
+    result_id: i64,
+}
+
+fn complete(state: &State, rq: &Req) -> Result<Reply, Reply> {
+    state.authorise(rq)?;
+    let c: CompleteRequest = body(rq)?;
+    match work::complete(&state.db, c.cell, &c.agent, c.result_id, now_ms()).map_err(|e| match e {
+        crate::error::Error::Input(m) => Reply::error(400, Some("result_id"), m),
+        other => db_error(other),
+    })? {
+        work::Completed::Done => Ok(Reply::json(200, &serde_json::json!({"cell": c.cell, "state": "done"}))),
+        work::Completed::Unknown => Err(not_found(format!("no cell {}", c.cell))),
+        work::Completed::NotYours => Err(Reply::error(
+            409,
+            Some("cell"),
+            format!("cell {} is not claimed by {} (its lease expired and it was re-offered, or it is done)", c.cell, crate::limits::escape(&c.agent)),
+        )),
+    }
+}

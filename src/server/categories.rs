@@ -1,0 +1,198 @@
+//! Ranking categories, as AndroBench and Mobibench published them plus pocketbench's own, and
+//! how each result kind contributes to them:
+//!
+//! * `storage` results: `seq-read`/`seq-write` (MiB/s) and `rand-read`/`rand-write` (IOPS) from
+//!   the single-threaded file tests (O_DIRECT preferred when both modes ran), `sqlite-insert`,
+//!   `sqlite-update`, `sqlite-delete` (transactions/s of AndroBench's SQLite test) and
+//!   `mobibench-insert`/`-update`/`-delete` (Mobibench's);
+//! * `run` results of a built-in workload on SQLite at the default pacing (think time,
+//!   `lognormal:6.67ms`, or the workload's recorded delays): `WORKLOAD.ops` (operations/s) and
+//!   `WORKLOAD.p95` (µs, lower is better).
+//!
+//! Other kinds (`flashbench`, `durability`, `models`) are stored and shown but not ranked.
+
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Category {
+    pub id: String,
+    pub title: String,
+    pub unit: &'static str,
+    pub higher_is_better: bool,
+}
+
+fn cat(id: &str, title: &str, unit: &'static str, higher: bool) -> Category {
+    Category {
+        id: id.to_string(),
+        title: title.to_string(),
+        unit,
+        higher_is_better: higher,
+    }
+}
+
+/// Every category, in the order pages list them.
+pub fn all() -> Vec<Category> {
+    let mut v = vec![
+        cat("seq-read", "Sequential read", "MiB/s", true),
+        cat("seq-write", "Sequential write", "MiB/s", true),
+        cat("rand-read", "Random read (4 KiB)", "IOPS", true),
+        cat("rand-write", "Random write (4 KiB)", "IOPS", true),
+    ];
+    for (suite, name) in [("sqlite", "SQLite (AndroBench)"), ("mobibench", "SQLite (Mobibench)")] {
+        for phase in ["insert", "update", "delete"] {
+            v.push(cat(&format!("{suite}-{phase}"), &format!("{name} {phase}"), "TPS", true));
+        }
+    }
+    for w in crate::workload::resolve::builtin_names() {
+        v.push(cat(&format!("{w}.ops"), &format!("{w} on SQLite, throughput"), "ops/s", true));
+        v.push(cat(&format!("{w}.p95"), &format!("{w} on SQLite, p95 latency"), "µs", false));
+    }
+    v
+}
+
+/// The category named `id`, if there is one.
+pub fn find(id: &str) -> Option<Category> {
+    all().into_iter().find(|c| c.id == id)
+}
+
+/// The (category, value) pairs a result of `kind` contributes. Values that are not finite
+/// positive numbers are left out.
+pub fn extract(kind: &str, result: &Value) -> Vec<(String, f64)> {
+    let mut out = match kind {
+        "storage" => storage(result),
+        "run" => run(result),
+        _ => Vec::new(),
+    };
+    out.retain(|(_, v)| v.is_finite() && *v > 0.0);
+    out
+}
+
+fn num(v: &Value, path: &[&str]) -> Option<f64> {
+    path.iter().try_fold(v, |v, k| v.get(k))?.as_f64()
+}
+
+fn text<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    path.iter().try_fold(v, |v, k| v.get(k))?.as_str()
+}
+
+fn storage(r: &Value) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    let files = r.get("files").and_then(Value::as_array);
+    for pattern in ["seq-read", "seq-write", "rand-read", "rand-write"] {
+        let candidates: Vec<&Value> = files
+            .into_iter()
+            .flatten()
+            .filter(|f| {
+                text(f, &["test", "pattern"]) == Some(pattern)
+                    && num(f, &["test", "threads"]).is_none_or(|t| t == 1.0)
+            })
+            .collect();
+        let chosen = candidates
+            .iter()
+            .find(|f| text(f, &["test", "mode"]) == Some("direct"))
+            .or(candidates.first());
+        let metric = if pattern.starts_with("seq") { "mib_s" } else { "iops" };
+        if let Some(v) = chosen.and_then(|f| num(f, &[metric, "mean"])) {
+            out.push((pattern.to_string(), v));
+        }
+    }
+    for t in r.get("sqlite").and_then(Value::as_array).into_iter().flatten() {
+        let suite = match text(t, &["suite"]) {
+            Some("androbench") => "sqlite",
+            Some("mobibench") => "mobibench",
+            _ => continue,
+        };
+        if let (Some(phase @ ("insert" | "update" | "delete")), Some(tps)) =
+            (text(t, &["phase"]), num(t, &["tps", "mean"]))
+        {
+            let id = format!("{suite}-{phase}");
+            if !out.iter().any(|(c, _)| *c == id) {
+                out.push((id, tps));
+            }
+        }
+    }
+    out
+}
+
+fn run(r: &Value) -> Vec<(String, f64)> {
+    let workload = text(r, &["workload", "name"]).unwrap_or("");
+    let builtin = text(r, &["workload", "source"]) == Some("builtin")
+        && crate::workload::resolve::builtin_names().contains(&workload);
+    let recorded = r
+        .get("workload")
+        .and_then(|w| w.get("recorded_delays"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    let delay = text(r, &["delay"]).unwrap_or("");
+    let default_pacing = text(r, &["pacing"]) == Some("think")
+        && (delay == crate::workload::delay::DEFAULT || (recorded && delay == "recorded"));
+    if !builtin || !default_pacing || text(r, &["engine", "name"]) != Some("sqlite") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if let Some(v) = num(r, &["throughput_ops_per_s"]) {
+        out.push((format!("{workload}.ops"), v));
+    }
+    if let Some(v) = num(r, &["latency_us", "all", "p95"]) {
+        out.push((format!("{workload}.p95"), v));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    //! Which numbers of a stored result feed which category.
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_storage_result_gives_io_and_sqlite_categories() {
+        let r = json!({"files": [
+            {"test": {"pattern": "seq-read", "mode": "buffered", "threads": 1}, "mib_s": {"mean": 90.0}},
+            {"test": {"pattern": "seq-read", "mode": "direct", "threads": 1}, "mib_s": {"mean": 80.0}},
+            {"test": {"pattern": "seq-read", "mode": "direct", "threads": 4}, "mib_s": {"mean": 300.0}},
+            {"test": {"pattern": "rand-write", "mode": "direct", "threads": 1}, "iops": {"mean": 1500.0}}],
+          "sqlite": [{"suite": "androbench", "phase": "insert", "tps": {"mean": 700.0}},
+                     {"suite": "mobibench", "phase": "delete", "tps": {"mean": 650.0}}]});
+        assert_eq!(
+            extract("storage", &r),
+            vec![
+                ("seq-read".to_string(), 80.0),
+                ("rand-write".to_string(), 1500.0),
+                ("sqlite-insert".to_string(), 700.0),
+                ("mobibench-delete".to_string(), 650.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn only_default_paced_builtin_sqlite_runs_rank() {
+        let r = json!({"workload": {"name": "ycsb-c", "source": "builtin", "recorded_delays": false},
+            "engine": {"name": "sqlite"}, "pacing": "think", "delay": "lognormal:6.67ms",
+            "throughput_ops_per_s": 140.5, "latency_us": {"all": {"p95": 332.0}}});
+        assert_eq!(
+            extract("run", &r),
+            vec![("ycsb-c.ops".to_string(), 140.5), ("ycsb-c.p95".to_string(), 332.0)]
+        );
+        let mut zero = r.clone();
+        zero["delay"] = json!("zero");
+        assert!(extract("run", &zero).is_empty());
+        let mut lmdb = r.clone();
+        lmdb["engine"]["name"] = json!("lmdb");
+        assert!(extract("run", &lmdb).is_empty());
+        let mut file = r;
+        file["workload"]["source"] = json!("file");
+        assert!(extract("run", &file).is_empty());
+    }
+
+    #[test]
+    fn every_category_is_found_by_its_id() {
+        for c in all() {
+            assert_eq!(find(&c.id), Some(c.clone()));
+        }
+        assert!(find("ycsb-c.ops").unwrap().higher_is_better);
+        assert!(!find("ycsb-c.p95").unwrap().higher_is_better);
+        assert_eq!(find("nope"), None);
+    }
+}

@@ -1,0 +1,149 @@
+//! The server's tables, created (or checked) when the server or a `serve token` command opens
+//! the database. One text for both back ends; only the auto-increment key differs.
+//!
+//! * `results`: one row per distinct submitted result (its SHA-256 `hash` makes re-submission
+//!   idempotent), with the device's identity in columns and the full result as JSON.
+//! * `metrics`: the values a result contributes to ranking categories, indexed by
+//!   (category, model, value) so one model's values are one index range.
+//! * `model_stats`: per category and model, the 3σ-filtered mean and standard deviation, kept up
+//!   to date lazily: a submission bumps `version`, a ranking recomputes the rows whose
+//!   `computed` version lags.
+//! * `tokens`: API tokens, SHA-256 hashed; `plans` and `cells`: study plans a fleet of agents
+//!   claims cells of.
+
+use super::{scalar, Dialect, Sql};
+use crate::error::{Error, Result};
+
+/// The schema version this build writes; a database with a newer one is refused.
+pub const VERSION: i64 = 1;
+
+const TABLES: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+    id {pk},
+    hash TEXT NOT NULL UNIQUE,
+    submitted_at BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    model TEXT NOT NULL,
+    manufacturer TEXT NOT NULL,
+    soc TEXT NOT NULL,
+    os TEXT NOT NULL,
+    kernel TEXT NOT NULL,
+    core_layout TEXT NOT NULL,
+    storage_model TEXT NOT NULL,
+    file_system TEXT NOT NULL,
+    mount_options TEXT NOT NULL,
+    tool_version TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    submitter TEXT NOT NULL,
+    device TEXT NOT NULL,
+    result TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_model ON results (model, id);
+CREATE TABLE IF NOT EXISTS metrics (
+    result_id BIGINT NOT NULL,
+    category TEXT NOT NULL,
+    model TEXT NOT NULL,
+    value DOUBLE PRECISION NOT NULL,
+    submitted_at BIGINT NOT NULL,
+    PRIMARY KEY (result_id, category)
+);
+CREATE INDEX IF NOT EXISTS metrics_rank ON metrics (category, model, value);
+CREATE TABLE IF NOT EXISTS model_stats (
+    category TEXT NOT NULL,
+    model TEXT NOT NULL,
+    version BIGINT NOT NULL,
+    computed BIGINT NOT NULL,
+    first_seen BIGINT NOT NULL,
+    total BIGINT NOT NULL,
+    kept BIGINT NOT NULL,
+    mean DOUBLE PRECISION NOT NULL,
+    stddev DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (category, model)
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    name TEXT PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    created_at BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS plans (
+    id {pk},
+    name TEXT NOT NULL,
+    class TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    submitter TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cells (
+    id {pk},
+    plan_id BIGINT NOT NULL,
+    idx BIGINT NOT NULL,
+    repeat BIGINT NOT NULL,
+    name TEXT NOT NULL,
+    suite TEXT NOT NULL,
+    args TEXT NOT NULL,
+    class TEXT NOT NULL,
+    state TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    claimed_at BIGINT,
+    expires_at BIGINT,
+    attempts BIGINT NOT NULL,
+    result_id BIGINT
+);
+CREATE INDEX IF NOT EXISTS cells_open ON cells (state, class, id);
+";
+
+/// Create the tables if they are missing; refuse a database written by a newer version.
+pub fn create(c: &mut dyn Sql) -> Result<()> {
+    let pk = match c.dialect() {
+        Dialect::Sqlite => "INTEGER PRIMARY KEY",
+        Dialect::Postgres => "BIGSERIAL PRIMARY KEY",
+    };
+    // Several server processes may start together on one PostgreSQL: one creates, the others
+    // wait on the advisory lock and then find the tables there.
+    if c.dialect() == Dialect::Postgres {
+        c.batch("SELECT pg_advisory_lock(740215)")?;
+    }
+    let done = (|| {
+        c.batch(&TABLES.replace("{pk}", pk))?;
+        let found = c
+            .query(
+                "SELECT value FROM meta WHERE key = 'schema_version'",
+                &[],
+            )?
+            .first()
+            .map(|r| r.text(0));
+        match found {
+            None => {
+                c.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema_version', $1)",
+                    &[VERSION.to_string().into()],
+                )?;
+            }
+            Some(v) if v.parse::<i64>().map_or(true, |v| v > VERSION) => {
+                return Err(Error::input(format!(
+                    "--db: the server database has schema version {}; this pocketbench writes {VERSION} (upgrade pocketbench)",
+                    crate::limits::escape(&v)
+                )));
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    })();
+    if c.dialect() == Dialect::Postgres {
+        c.batch("SELECT pg_advisory_unlock(740215)")?;
+    }
+    done
+}
+
+/// Rows in `table` (for tests and the benchmark's lost-submission count).
+pub fn count(c: &mut dyn Sql, table: &str) -> Result<i64> {
+    let sql = match table {
+        "results" => "SELECT COUNT(*) FROM results",
+        "metrics" => "SELECT COUNT(*) FROM metrics",
+        "cells" => "SELECT COUNT(*) FROM cells",
+        "tokens" => "SELECT COUNT(*) FROM tokens",
+        _ => return Err(Error::failed(format!("no table {table}"))),
+    };
+    Ok(scalar(c, sql, &[])?.unwrap_or(0))
+}

@@ -1,0 +1,64 @@
+//! The dashboard: server-rendered HTML pages (no script, no build step) with SVG charts —
+//! `/` (categories and their leaders), `/rankings/{category}` (top 10 with the 3σ rule, and
+//! every model by first-seen date), `/devices/{model}` (per category: statistics, file systems
+//! side by side, clusters and what distinguishes them, results over time), `/compare?a=&b=`
+//! (two models category by category) and `/results/{id}` (one result, linking to its full
+//! report at `/results/{id}/report`). Every text from a submission is escaped.
+
+mod charts;
+mod views;
+
+use super::http::{Reply, Req};
+use super::State;
+use crate::report::html::svg::esc;
+
+pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
+    let page = match seg {
+        [] => views::index(state),
+        ["rankings", c] => views::ranking(state, c),
+        ["devices", m] => views::device(state, m),
+        ["compare"] => views::compare(state, rq.param("a").unwrap_or(""), rq.param("b").unwrap_or("")),
+        ["results", id] => views::result(state, id),
+        ["results", id, "report"] => views::report(state, id),
+        _ => Err(not_found(&format!("/{}", seg.join("/")))),
+    };
+    page.unwrap_or_else(|r| r)
+}
+
+fn not_found(what: &str) -> Reply {
+    Reply::html(404, layout("Not found", &format!("<p>Nothing at {}.</p>", esc(what))))
+}
+
+/// A page around `body`.
+pub fn layout(title: &str, body: &str) -> String {
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{t} · pocketbench</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body {{ font-family: DejaVu Sans, Arial, sans-serif; margin: 1.5em auto; max-width: 60em; color: #222; }}
+nav a {{ margin-right: 1em; }}
+table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; }}
+th, td {{ border-bottom: 1px solid #ddd; padding: 0.25em 0.7em; text-align: left; }}
+td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
+.note {{ color: #666; font-size: 0.9em; }}
+svg.chart {{ display: block; margin: 0.5em 0 1em; }}
+</style></head>
+<body><nav><a href="/">pocketbench results</a></nav>
+<h1>{t}</h1>
+{body}
+</body></html>
+"#,
+        t = esc(title)
+    )
+}
+
+/// A path segment or query value, percent-encoded for a link.
+pub fn enc(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
+/// Unix milliseconds as a UTC date.
+pub fn date(ms: i64) -> String {
+    crate::platform::clock::utc((ms.max(0) / 1000) as u64)[..10].to_string()
+}

@@ -1,0 +1,92 @@
+//! API tokens: `pocketbench serve token add NAME` prints a new token once; only its SHA-256
+//! is stored, so a copy of the database does not give away a token. Submitting results and
+//! uploading plans need one; reading needs one when the server runs with `--private`.
+
+use super::db::{Db, Value};
+use crate::error::{Error, Result};
+use sha2::{Digest, Sha256};
+use std::io::Read;
+
+/// The longest token name, in bytes.
+pub const MAX_NAME: usize = 64;
+
+fn hash(token: &str) -> String {
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A token name: 1–64 letters, digits, `.`, `_` or `-`.
+pub fn check_name(name: &str) -> Result<()> {
+    if name.is_empty()
+        || name.len() > MAX_NAME
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    {
+        return Err(Error::input(format!(
+            "token name {}: expected 1 to {MAX_NAME} letters, digits, '.', '_' or '-'",
+            crate::limits::escape(name)
+        )));
+    }
+    Ok(())
+}
+
+/// Create token `name`; returns the token (shown once).
+pub fn add(db: &Db, name: &str, now_ms: i64) -> Result<String> {
+    check_name(name)?;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| Error::failed(format!("/dev/urandom: {e}")))?;
+    let token = format!(
+        "pbt_{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    );
+    let mut c = db.write()?;
+    let inserted = c.execute(
+        "INSERT INTO tokens (name, hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+        &[name.into(), hash(&token).into(), now_ms.into()],
+    )?;
+    if inserted == 0 {
+        return Err(Error::input(format!(
+            "token {}: a token of that name exists (revoke it first)",
+            crate::limits::escape(name)
+        )));
+    }
+    Ok(token)
+}
+
+/// (name, created_at) of every token.
+pub fn list(db: &Db) -> Result<Vec<(String, i64)>> {
+    Ok(db
+        .read()?
+        .query("SELECT name, created_at FROM tokens ORDER BY name", &[])?
+        .iter()
+        .map(|r| (r.text(0), r.int(1)))
+        .collect())
+}
+
+/// Revoke token `name`; false when there was none.
+pub fn revoke(db: &Db, name: &str) -> Result<bool> {
+    Ok(db
+        .write()?
+        .execute("DELETE FROM tokens WHERE name = $1", &[name.into()])?
+        > 0)
+}
+
+/// The name of the token `token`, if it is a valid one.
+pub fn check(db: &Db, token: &str) -> Result<Option<String>> {
+    if token.len() > 256 {
+        return Ok(None);
+    }
+    Ok(db
+        .read()?
+        .query(
+            "SELECT name FROM tokens WHERE hash = $1",
+            &[Value::Text(hash(token))],
+        )?
+        .first()
+        .map(|r| r.text(0)))
+}
