@@ -38,7 +38,7 @@ pub struct ServeOptions {
     #[arg(long, default_value_t = server::rankings::DEFAULT_MIN_RESULTS)]
     pub min_results: i64,
     /// How long an agent's claim on a cell lasts before it is offered again.
-    #[arg(long, default_value = "30min")]
+    #[arg(long, default_value = "1800s")]
     pub lease: String,
     /// A study plan (TOML, as `matrix` reads) to offer agents; added once (a plan already on
     /// the server with the same text and class is not added again).

@@ -109,7 +109,27 @@ pub struct ResultRow {
     /// When the result was measured (its own `created_at`).
     pub created_at: String,
     /// Its values in ranking categories.
-    pub metrics: Vec<(String, f64)>,
+    pub metrics: Vec<Metric>,
+}
+
+/// A result's value in one ranking category.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Metric {
+    pub category: String,
+    pub value: f64,
+}
+
+fn metrics(c: &mut dyn super::db::Sql, id: i64) -> Result<Vec<Metric>> {
+    Ok(c.query(
+        "SELECT category, value FROM metrics WHERE result_id = $1 ORDER BY category",
+        &[id.into()],
+    )?
+    .iter()
+    .map(|m| Metric {
+        category: m.text(0),
+        value: m.real(1),
+    })
+    .collect())
 }
 
 const COLUMNS: &str = "r.id, r.submitted_at, r.kind, r.model, r.manufacturer, r.soc, r.os, \
@@ -170,14 +190,7 @@ pub fn list(
     };
     let mut out: Vec<ResultRow> = rows.iter().map(row).collect();
     for r in &mut out {
-        r.metrics = c
-            .query(
-                "SELECT category, value FROM metrics WHERE result_id = $1 ORDER BY category",
-                &[r.id.into()],
-            )?
-            .iter()
-            .map(|m| (m.text(0), m.real(1)))
-            .collect();
+        r.metrics = metrics(&mut **c, r.id)?;
     }
     Ok(out)
 }
@@ -205,13 +218,6 @@ pub fn get(db: &Db, id: i64) -> Result<Option<FullResult>> {
         device: serde_json::from_str(&r.text(11)).unwrap_or_default(),
         result: serde_json::from_str(&r.text(12)).unwrap_or_default(),
     };
-    full.row.metrics = c
-        .query(
-            "SELECT category, value FROM metrics WHERE result_id = $1 ORDER BY category",
-            &[id.into()],
-        )?
-        .iter()
-        .map(|m| (m.text(0), m.real(1)))
-        .collect();
+    full.row.metrics = metrics(&mut **c, id)?;
     Ok(Some(full))
 }

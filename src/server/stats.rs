@@ -7,8 +7,10 @@
 //! [`MIN_CLUSTER`] values and a tenth of the values, and the groups are clearly apart by
 //! Ashman's D = √2·|μ₁−μ₂| / √(σ₁²+σ₂²) > [`MIN_SEPARATION`] (D > 2 is the usual threshold for
 //! a clean separation of two normal components) with a gap between them wider than either
-//! group's standard deviation (an even spread of values is one group, however wide). Each side
-//! is tested again, up to [`MAX_CLUSTERS`] groups.
+//! group's standard deviation (an even spread of values is one group, however wide) and than
+//! [`MIN_GAP_SHARE`] of the whole range of the model's values (so that values rounded to a few
+//! steps do not split into one cluster per step). Each side is tested again, up to
+//! [`MAX_CLUSTERS`] groups.
 
 use serde::Serialize;
 
@@ -18,6 +20,8 @@ pub const SIGMAS: f64 = 3.0;
 pub const MIN_CLUSTER: usize = 3;
 /// Ashman's D a split must exceed.
 pub const MIN_SEPARATION: f64 = 2.0;
+/// The smallest gap between clusters, as a share of the range of all the model's values.
+pub const MIN_GAP_SHARE: f64 = 0.1;
 /// The most clusters reported for one model and category.
 pub const MAX_CLUSTERS: usize = 4;
 
@@ -136,7 +140,8 @@ fn split(v: &[f64], lo: usize, hi: usize, n: usize, cuts: &mut Vec<usize>) {
     let (left, right) = part.split_at(best);
     let gap = right[0] - left[left.len() - 1];
     let widest = mean_sd(left).1.max(mean_sd(right).1);
-    if separation(left, right) <= MIN_SEPARATION || gap <= widest {
+    let range = v[v.len() - 1] - v[0];
+    if separation(left, right) <= MIN_SEPARATION || gap <= widest || gap < MIN_GAP_SHARE * range {
         return;
     }
     cuts.push(lo + best);
@@ -216,6 +221,29 @@ mod tests {
         let c = clusters(&w);
         assert_eq!(c.len(), 1, "{c:?}");
         assert_eq!((c[0].from, c[0].to), (0, 20));
+    }
+
+    #[test]
+    fn rounding_steps_inside_a_cluster_do_not_split_it() {
+        // 13.1 × 8 and 13.3 × 7 (sd 0 each side) beside 18.0 × 15: the first split (13.x | 18)
+        // has gap 4.7 ≥ 0.1 × 4.9; inside the low side, 13.1 | 13.3 has D = ∞ but its gap 0.2
+        // is under 0.49: two clusters, not three.
+        let mut v = vec![13.1; 8];
+        v.extend([13.3; 7]);
+        v.extend([18.0; 15]);
+        let c = clusters(&v);
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert_eq!((c[0].to, c[1].from), (15, 15));
+    }
+
+    #[test]
+    fn three_vendors_are_three_clusters() {
+        // 10 × 10, 10 × 13, 10 × 18: gaps 3 and 5 of a range 8 (both ≥ 0.8), sds 0.
+        let mut v = vec![10.0; 10];
+        v.extend([13.0; 10]);
+        v.extend([18.0; 10]);
+        let c = clusters(&v);
+        assert_eq!(c.iter().map(|c| (c.from, c.to)).collect::<Vec<_>>(), [(0, 10), (10, 20), (20, 30)]);
     }
 
     #[test]

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub mod fake_device;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod study;
 pub mod sysfs;
 

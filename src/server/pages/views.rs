@@ -282,7 +282,7 @@ pub fn result(state: &State, id: &str) -> Page {
         d = date(row.submitted_at),
         v = esc(&row.tool_version)
     );
-    for (cat, value) in &row.metrics {
+    for crate::server::results::Metric { category: cat, value } in &row.metrics {
         let (title, unit) = categories::find(cat).map_or((cat.clone(), ""), |c| (c.title, c.unit));
         let _ = writeln!(
             body,
