@@ -10,6 +10,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod browser;
 pub mod fake_device;
 #[cfg(feature = "server")]
 pub mod server;

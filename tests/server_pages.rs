@@ -1,0 +1,84 @@
+//! The results server's dashboard in headless Chromium (installed by scripts/test.sh), on each
+//! back end: every page renders (a screenshot of each is taken and kept in Cargo's
+//! CARGO_TARGET_TMPDIR), and the DOM Chromium builds shows the hand-worked ranking in order, the
+//! two clusters of a model with two storage vendors, the comparison of two models and a
+//! result's full report.
+#![cfg(feature = "server")]
+
+mod common;
+
+use common::browser::{browse, png_size, require_chromium};
+use common::server::{backends, post, storage_result, submission, Server};
+
+/// The `data-model` values of the ranking table's rows, in page order.
+fn ranked_models(dom: &str) -> Vec<String> {
+    dom.split("<tr class=\"ranked\" data-model=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_page_renders_with_the_expected_rows() {
+    let exe = require_chromium();
+    for b in backends() {
+        let s = Server::start(&b, &["--rate-limit", "0", "--min-results", "5"]);
+        let c = s.client(Some(&s.token("lab")));
+        let mut n = 0;
+        let mut send = |model: &str, disk: &str, v: f64| {
+            n += 1;
+            assert_eq!(post(&c, "/api/v1/results", &submission(model, disk, storage_result(v, n))).status, 201);
+        };
+        // Fast: 300…305; Slow & Co: 100…105; Vendors: 6 at ~18 (disk A) and 6 at ~13 (disk B).
+        // Ranked by mean: Fast 302.5, Slow & Co 102.5, Vendors 15.5.
+        for i in 0..6 {
+            send("Fast", "F1", 300.0 + i as f64);
+            send("Slow & Co", "S1", 100.0 + i as f64);
+            send("Vendors", "A", 18.0 + i as f64 * 0.01);
+            send("Vendors", "B", 13.0 + i as f64 * 0.01);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let pages = [
+            ("index", "/".to_string()),
+            ("ranking", "/rankings/seq-read".to_string()),
+            ("device", "/devices/Vendors".to_string()),
+            ("compare", "/compare?a=Fast&b=Slow%20%26%20Co".to_string()),
+            ("result", "/results/1".to_string()),
+            ("report", "/results/1/report".to_string()),
+        ];
+        for (name, path) in &pages {
+            let url = format!("{}{path}", s.url);
+            let dom = browse(&exe, &dir.path().join(format!("dom-{name}")), &["--dump-dom", &url]);
+            let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
+            match *name {
+                "index" => assert!(dom.contains("data-category=\"seq-read\""), "{dom}"),
+                "ranking" => {
+                    assert_eq!(ranked_models(&dom), ["Fast", "Slow &amp; Co", "Vendors"], "{}", b.name);
+                    assert!(dom.contains("id=\"ranking-chart\"") && dom.contains("id=\"first-seen-chart\""));
+                }
+                "device" => {
+                    assert_eq!(dom.matches("<tr class=\"cluster\">").count(), 2, "{dom}");
+                    assert!(dom.contains("told apart by storage model"), "{dom}");
+                    assert!(dom.contains("id=\"time-seq-read\""));
+                }
+                "compare" => {
+                    assert!(dom.contains("<tr class=\"compared\" data-category=\"seq-read\">"));
+                    // Means 302.5 and 102.5 (300…305 and 100…105): 2.95×.
+                    assert!(dom.contains("2.95×"), "{dom}");
+                }
+                "result" => assert!(dom.contains("href=\"/results/1/report\"")),
+                _ => assert!(dom.contains("id=\"report\"") && dom.contains("seq-read"), "{dom}"),
+            }
+            let shot = dir.path().join(format!("{name}.png"));
+            browse(
+                &exe,
+                &dir.path().join(format!("shot-{name}")),
+                &[&format!("--screenshot={}", shot.display()), "--window-size=1000,1400", &url],
+            );
+            let bytes = std::fs::read(&shot).expect("screenshot written");
+            assert_eq!(png_size(&bytes), (1000, 1400));
+            let keep = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("server-{}-{name}.png", b.name));
+            std::fs::copy(&shot, keep).unwrap();
+        }
+    }
+}
