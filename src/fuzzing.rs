@@ -116,6 +116,22 @@ pub fn study_plan(data: &[u8]) {
     }
 }
 
+/// What the results server reads from a client: the first byte chooses a submission's JSON
+/// body (parsed and checked as `POST /api/v1/results` does, then hashed) or a request target
+/// (split into path segments and query parameters).
+pub fn submission(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    if which % 2 == 0 {
+        if let Ok(s) = crate::fleet::submission::parse(rest) {
+            let _ = crate::fleet::submission::content_hash(&s.kind, &s.result);
+        }
+    } else {
+        let _ = crate::fleet::url::split_url(&String::from_utf8_lossy(rest));
+    }
+}
+
 /// A fuzz target's entry point.
 pub type Target = fn(&[u8]);
 
@@ -144,7 +160,7 @@ pub fn device_text(data: &[u8]) {
     }
 }
 
-pub const TARGETS: [(&str, Target); 9] = [
+pub const TARGETS: [(&str, Target); 10] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
@@ -154,4 +170,5 @@ pub const TARGETS: [(&str, Target); 9] = [
     ("meter_csv", meter_csv),
     ("device_text", device_text),
     ("study_plan", study_plan),
+    ("submission", submission),
 ];

@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::study::study_store;
 use common::browser::{browse, png_size, require_chromium};
+use common::study::study_store;
 use common::{arg, pb};
 use std::path::Path;
 

@@ -18,11 +18,21 @@ fn submissions_are_stored_once_and_read_back() {
         let sub = submission("Pixel 7", "KLUDG4U", storage_result(812.5, 1));
         let r = post(&c, "/api/v1/results", &sub);
         assert_eq!(r.status, 201, "{}: {}", b.name, r.message());
-        let id = r.json::<serde_json::Value>().unwrap()["id"].as_i64().unwrap();
+        let id = r.json::<serde_json::Value>().unwrap()["id"]
+            .as_i64()
+            .unwrap();
         // The same result again (keys in another order): 200 and the same id.
-        let again = post(&c, "/api/v1/results", &submission("Pixel 7", "KLUDG4U", json!({
+        let again = post(
+            &c,
+            "/api/v1/results",
+            &submission(
+                "Pixel 7",
+                "KLUDG4U",
+                json!({
             "files": storage_result(812.5, 1)["files"], "n": 1, "tool_version": "pocketbench 0.1.0",
-            "created_at": "2026-01-01T00:00:01Z", "id": 1})));
+            "created_at": "2026-01-01T00:00:01Z", "id": 1}),
+            ),
+        );
         assert_eq!(again.status, 200, "{}", b.name);
         assert_eq!(again.json::<serde_json::Value>().unwrap()["id"], id);
         assert_eq!(s.healthy_count(), 1, "{}", b.name);
@@ -30,12 +40,24 @@ fn submissions_are_stored_once_and_read_back() {
         let list = s.get_json("/api/v1/results?model=Pixel%207&category=seq-read");
         assert_eq!(list.as_array().unwrap().len(), 1);
         assert_eq!(list[0]["storage_model"], "KLUDG4U");
-        assert_eq!(list[0]["metrics"], json!([{"category": "seq-read", "value": 812.5}]));
-        assert_eq!(s.get_json("/api/v1/results?model=Other").as_array().unwrap().len(), 0);
+        assert_eq!(
+            list[0]["metrics"],
+            json!([{"category": "seq-read", "value": 812.5}])
+        );
+        assert_eq!(
+            s.get_json("/api/v1/results?model=Other")
+                .as_array()
+                .unwrap()
+                .len(),
+            0
+        );
         let one = s.get_json(&format!("/api/v1/results/{id}"));
         assert_eq!(one["result"]["files"][0]["mib_s"]["mean"], 812.5);
         assert_eq!(one["device"]["storage"]["file_system"], "f2fs");
-        assert_eq!(s.client(None).get("/api/v1/results/999").unwrap().status, 404);
+        assert_eq!(
+            s.client(None).get("/api/v1/results/999").unwrap().status,
+            404
+        );
     }
 }
 
@@ -47,7 +69,11 @@ fn rankings_apply_the_three_sigma_rule_and_the_minimum() {
         let mut n = 0;
         let mut send = |model: &str, v: f64| {
             n += 1;
-            let r = post(&c, "/api/v1/results", &submission(model, "", storage_result(v, n)));
+            let r = post(
+                &c,
+                "/api/v1/results",
+                &submission(model, "", storage_result(v, n)),
+            );
             assert_eq!(r.status, 201, "{}", r.message());
         };
         // Alpha: 25 × 100 and one 1000. Mean 3500/26 = 134.6, sample sd 176.5; 1000 is 865.4
@@ -67,22 +93,45 @@ fn rankings_apply_the_three_sigma_rule_and_the_minimum() {
         let r = s.get_json("/api/v1/rankings/seq-read");
         let top = r["top"].as_array().unwrap();
         assert_eq!(top.len(), 2, "{}: {r}", b.name);
-        assert_eq!((top[0]["model"].as_str(), top[0]["mean"].as_f64()), (Some("Beta"), Some(130.0)));
+        assert_eq!(
+            (top[0]["model"].as_str(), top[0]["mean"].as_f64()),
+            (Some("Beta"), Some(130.0))
+        );
         assert!((top[0]["stddev"].as_f64().unwrap() - (3000.0f64 / 29.0).sqrt()).abs() < 1e-9);
-        assert_eq!((top[0]["kept"].as_i64(), top[0]["total"].as_i64()), (Some(30), Some(30)));
+        assert_eq!(
+            (top[0]["kept"].as_i64(), top[0]["total"].as_i64()),
+            (Some(30), Some(30))
+        );
         assert_eq!(top[1]["model"], "Alpha");
-        assert_eq!((top[1]["mean"].as_f64(), top[1]["stddev"].as_f64()), (Some(100.0), Some(0.0)));
-        assert_eq!((top[1]["kept"].as_i64(), top[1]["total"].as_i64()), (Some(25), Some(26)));
+        assert_eq!(
+            (top[1]["mean"].as_f64(), top[1]["stddev"].as_f64()),
+            (Some(100.0), Some(0.0))
+        );
+        assert_eq!(
+            (top[1]["kept"].as_i64(), top[1]["total"].as_i64()),
+            (Some(25), Some(26))
+        );
         // A lower minimum ranks Gamma first.
         let low = s.get_json("/api/v1/rankings/seq-read?min_results=24");
         assert_eq!(low["top"][0]["model"], "Gamma");
         // One more Gamma result ranks it at the default minimum (the stale model is recomputed).
         send("Gamma", 500.0);
-        assert_eq!(s.get_json("/api/v1/rankings/seq-read")["top"][0]["model"], "Gamma");
+        assert_eq!(
+            s.get_json("/api/v1/rankings/seq-read")["top"][0]["model"],
+            "Gamma"
+        );
         let trend = s.get_json("/api/v1/trends/seq-read");
-        let models: Vec<&str> = trend["models"].as_array().unwrap().iter().map(|m| m["model"].as_str().unwrap()).collect();
+        let models: Vec<&str> = trend["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["model"].as_str().unwrap())
+            .collect();
         assert_eq!(models, ["Alpha", "Beta", "Gamma"], "by first-seen date");
-        assert_eq!(s.client(None).get("/api/v1/rankings/nope").unwrap().status, 404);
+        assert_eq!(
+            s.client(None).get("/api/v1/rankings/nope").unwrap().status,
+            404
+        );
     }
 }
 
@@ -92,8 +141,16 @@ fn two_storage_vendors_show_as_two_clusters() {
         let s = Server::start(&b, &["--rate-limit", "0"]);
         let c = s.client(Some(&s.token("lab")));
         for i in 0..30 {
-            let (disk, v) = if i % 2 == 0 { ("KLM8G", 18.0 + (i % 3) as f64 * 0.1) } else { ("MAG4F", 13.0 + (i % 4) as f64 * 0.1) };
-            let r = post(&c, "/api/v1/results", &submission("GT-I9000", disk, storage_result(v, i)));
+            let (disk, v) = if i % 2 == 0 {
+                ("KLM8G", 18.0 + (i % 3) as f64 * 0.1)
+            } else {
+                ("MAG4F", 13.0 + (i % 4) as f64 * 0.1)
+            };
+            let r = post(
+                &c,
+                "/api/v1/results",
+                &submission("GT-I9000", disk, storage_result(v, i)),
+            );
             assert_eq!(r.status, 201);
         }
         let d = s.get_json("/api/v1/devices/GT-I9000");
@@ -107,6 +164,9 @@ fn two_storage_vendors_show_as_two_clusters() {
         assert_eq!(cat["distinguished_by"], json!(["storage model"]));
         assert_eq!(cat["by_file_system"][0]["name"], "f2fs");
         assert_eq!(cat["series"].as_array().unwrap().len(), 30);
-        assert_eq!(s.client(None).get("/api/v1/devices/Nobody").unwrap().status, 404);
+        assert_eq!(
+            s.client(None).get("/api/v1/devices/Nobody").unwrap().status,
+            404
+        );
     }
 }

@@ -25,10 +25,17 @@ workload = ["ycsb-a", "ycsb-c"]
 "#;
 
 fn upload(s: &Server, token: &str, class: &str) -> i64 {
-    let r = post(&s.client(Some(token)), "/api/v1/plans", &json!({"plan": PLAN, "class": class}));
+    let r = post(
+        &s.client(Some(token)),
+        "/api/v1/plans",
+        &json!({"plan": PLAN, "class": class}),
+    );
     assert_eq!(r.status, 201, "{}", r.message());
     let v: Value = r.json().unwrap();
-    assert_eq!((v["name"].as_str(), v["cells"].as_i64()), (Some("fleet"), Some(4)));
+    assert_eq!(
+        (v["name"].as_str(), v["cells"].as_i64()),
+        (Some("fleet"), Some(4))
+    );
     v["id"].as_i64().unwrap()
 }
 
@@ -48,7 +55,11 @@ fn concurrent_claims_never_share_a_cell() {
                     scope.spawn(move || {
                         let mut got = Vec::new();
                         loop {
-                            let r = post(&c, "/api/v1/agent/claim", &json!({"agent": format!("a{a}")}));
+                            let r = post(
+                                &c,
+                                "/api/v1/agent/claim",
+                                &json!({"agent": format!("a{a}")}),
+                            );
                             if r.status == 204 {
                                 return got;
                             }
@@ -58,10 +69,18 @@ fn concurrent_claims_never_share_a_cell() {
                     })
                 })
                 .collect();
-            handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
         });
         let distinct: BTreeSet<i64> = claimed.iter().copied().collect();
-        assert_eq!((claimed.len(), distinct.len()), (20, 20), "{}: {claimed:?}", b.name);
+        assert_eq!(
+            (claimed.len(), distinct.len()),
+            (20, 20),
+            "{}: {claimed:?}",
+            b.name
+        );
     }
 }
 
@@ -74,28 +93,71 @@ fn an_expired_claim_is_offered_again() {
         let plan = upload(&s, &t, "Pixel 7");
         let c = s.client(Some(&t));
         // Another class gets nothing from a plan for Pixel 7.
-        assert_eq!(post(&c, "/api/v1/agent/claim", &json!({"agent": "x", "class": "Nexus"})).status, 204);
-        let first: Value = post(&c, "/api/v1/agent/claim", &json!({"agent": "crashed", "class": "Pixel 7"})).json().unwrap();
-        let second: Value = post(&c, "/api/v1/agent/claim", &json!({"agent": "healthy", "class": "Pixel 7"})).json().unwrap();
-        assert_eq!(first["cell"], second["cell"], "{}: the expired cell is offered first", b.name);
+        assert_eq!(
+            post(
+                &c,
+                "/api/v1/agent/claim",
+                &json!({"agent": "x", "class": "Nexus"})
+            )
+            .status,
+            204
+        );
+        let first: Value = post(
+            &c,
+            "/api/v1/agent/claim",
+            &json!({"agent": "crashed", "class": "Pixel 7"}),
+        )
+        .json()
+        .unwrap();
+        let second: Value = post(
+            &c,
+            "/api/v1/agent/claim",
+            &json!({"agent": "healthy", "class": "Pixel 7"}),
+        )
+        .json()
+        .unwrap();
+        assert_eq!(
+            first["cell"], second["cell"],
+            "{}: the expired cell is offered first",
+            b.name
+        );
         assert_eq!(first["args"], second["args"]);
         assert_eq!(first["suite"], "run");
         // A result to complete it with.
         let sub = common::server::submission("Pixel 7", "", common::server::storage_result(1.0, 1));
         let rid = post(&c, "/api/v1/results", &sub).json::<Value>().unwrap()["id"].clone();
-        let late = post(&c, "/api/v1/agent/complete", &json!({"cell": first["cell"], "agent": "crashed", "result_id": rid}));
+        let late = post(
+            &c,
+            "/api/v1/agent/complete",
+            &json!({"cell": first["cell"], "agent": "crashed", "result_id": rid}),
+        );
         assert_eq!(late.status, 409, "{}", late.message());
-        let ok = post(&c, "/api/v1/agent/complete", &json!({"cell": first["cell"], "agent": "healthy", "result_id": rid}));
+        let ok = post(
+            &c,
+            "/api/v1/agent/complete",
+            &json!({"cell": first["cell"], "agent": "healthy", "result_id": rid}),
+        );
         assert_eq!(ok.status, 200, "{}", ok.message());
-        let missing = post(&c, "/api/v1/agent/complete", &json!({"cell": 9999, "agent": "healthy", "result_id": rid}));
+        let missing = post(
+            &c,
+            "/api/v1/agent/complete",
+            &json!({"cell": 9999, "agent": "healthy", "result_id": rid}),
+        );
         assert_eq!(missing.status, 404);
         let p = s.get_json(&format!("/api/v1/plans/{plan}"));
         assert_eq!((p["open"].as_i64(), p["done"].as_i64()), (Some(3), Some(1)));
         // A bad plan is refused with the reason.
-        let bad = post(&c, "/api/v1/plans", &json!({"plan": "[axes]\nworkload = [\"nope\"]\nbogus = 1"}));
+        let bad = post(
+            &c,
+            "/api/v1/plans",
+            &json!({"plan": "[axes]\nworkload = [\"nope\"]\nbogus = 1"}),
+        );
         assert_eq!(bad.status, 400);
         assert!(bad.message().starts_with("plan: "), "{}", bad.message());
-        assert_eq!(post(&s.client(None), "/api/v1/plans", &json!({"plan": PLAN})).status, 401);
+        assert_eq!(
+            post(&s.client(None), "/api/v1/plans", &json!({"plan": PLAN})).status,
+            401
+        );
     }
 }
 
@@ -108,21 +170,44 @@ fn an_agent_runs_every_cell_and_submits_it() {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("agent.db");
         let out = std::process::Command::new(BIN)
-            .args(["agent", "--server", &s.url, "--class", "bench-board", "--name", "board-1", "--exit-when-idle", "--results"])
+            .args([
+                "agent",
+                "--server",
+                &s.url,
+                "--class",
+                "bench-board",
+                "--name",
+                "board-1",
+                "--exit-when-idle",
+                "--results",
+            ])
             .arg(&store)
             .env("POCKETBENCH_TOKEN", &t)
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{}: {stdout}{}", b.name, String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}: {stdout}{}",
+            b.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(stdout.contains("4 cells run, 0 failed"), "{stdout}");
         let p = s.get_json(&format!("/api/v1/plans/{plan}"));
         assert_eq!(p["done"], 4, "{}", b.name);
         let results = s.get_json("/api/v1/results");
         assert_eq!(results.as_array().unwrap().len(), 4);
         let workloads: BTreeSet<String> = (1..=4)
-            .map(|i| s.get_json(&format!("/api/v1/results/{i}"))["result"]["workload"]["name"].as_str().unwrap().to_string())
+            .map(|i| {
+                s.get_json(&format!("/api/v1/results/{i}"))["result"]["workload"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
             .collect();
-        assert_eq!(workloads, BTreeSet::from(["ycsb-a".to_string(), "ycsb-c".to_string()]));
+        assert_eq!(
+            workloads,
+            BTreeSet::from(["ycsb-a".to_string(), "ycsb-c".to_string()])
+        );
     }
 }

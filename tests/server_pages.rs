@@ -27,7 +27,15 @@ fn every_page_renders_with_the_expected_rows() {
         let mut n = 0;
         let mut send = |model: &str, disk: &str, v: f64| {
             n += 1;
-            assert_eq!(post(&c, "/api/v1/results", &submission(model, disk, storage_result(v, n))).status, 201);
+            assert_eq!(
+                post(
+                    &c,
+                    "/api/v1/results",
+                    &submission(model, disk, storage_result(v, n))
+                )
+                .status,
+                201
+            );
         };
         // Fast: 300…305; Slow & Co: 100…105; Vendors: 6 at ~18 (disk A) and 6 at ~13 (disk B).
         // Ranked by mean: Fast 302.5, Slow & Co 102.5, Vendors 15.5.
@@ -48,13 +56,25 @@ fn every_page_renders_with_the_expected_rows() {
         ];
         for (name, path) in &pages {
             let url = format!("{}{path}", s.url);
-            let dom = browse(&exe, &dir.path().join(format!("dom-{name}")), &["--dump-dom", &url]);
+            let dom = browse(
+                &exe,
+                &dir.path().join(format!("dom-{name}")),
+                &["--dump-dom", &url],
+            );
             let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
             match *name {
                 "index" => assert!(dom.contains("data-category=\"seq-read\""), "{dom}"),
                 "ranking" => {
-                    assert_eq!(ranked_models(&dom), ["Fast", "Slow &amp; Co", "Vendors"], "{}", b.name);
-                    assert!(dom.contains("id=\"ranking-chart\"") && dom.contains("id=\"first-seen-chart\""));
+                    assert_eq!(
+                        ranked_models(&dom),
+                        ["Fast", "Slow &amp; Co", "Vendors"],
+                        "{}",
+                        b.name
+                    );
+                    assert!(
+                        dom.contains("id=\"ranking-chart\"")
+                            && dom.contains("id=\"first-seen-chart\"")
+                    );
                 }
                 "device" => {
                     assert_eq!(dom.matches("<tr class=\"cluster\">").count(), 2, "{dom}");
@@ -67,17 +87,25 @@ fn every_page_renders_with_the_expected_rows() {
                     assert!(dom.contains("2.95×"), "{dom}");
                 }
                 "result" => assert!(dom.contains("href=\"/results/1/report\"")),
-                _ => assert!(dom.contains("id=\"report\"") && dom.contains("seq-read"), "{dom}"),
+                _ => assert!(
+                    dom.contains("id=\"report\"") && dom.contains("seq-read"),
+                    "{dom}"
+                ),
             }
             let shot = dir.path().join(format!("{name}.png"));
             browse(
                 &exe,
                 &dir.path().join(format!("shot-{name}")),
-                &[&format!("--screenshot={}", shot.display()), "--window-size=1000,1400", &url],
+                &[
+                    &format!("--screenshot={}", shot.display()),
+                    "--window-size=1000,1400",
+                    &url,
+                ],
             );
             let bytes = std::fs::read(&shot).expect("screenshot written");
             assert_eq!(png_size(&bytes), (1000, 1400));
-            let keep = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("server-{}-{name}.png", b.name));
+            let keep = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("server-{}-{name}.png", b.name));
             std::fs::copy(&shot, keep).unwrap();
         }
     }

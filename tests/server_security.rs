@@ -25,14 +25,24 @@ fn bad_requests_are_refused_and_nothing_is_stored() {
         let good = submission("Pixel 7", "", storage_result(100.0, 1));
         // No token, a wrong token.
         assert_eq!(post(&s.client(None), "/api/v1/results", &good).status, 401);
-        assert_eq!(post(&s.client(Some("pbt_0000")), "/api/v1/results", &good).status, 403);
+        assert_eq!(
+            post(&s.client(Some("pbt_0000")), "/api/v1/results", &good).status,
+            403
+        );
         // Malformed JSON, wrong types, unknown fields, bad values.
-        let r = c.post("/api/v1/results", b"{\"schema\": 1, \"kind\": ").unwrap();
+        let r = c
+            .post("/api/v1/results", b"{\"schema\": 1, \"kind\": ")
+            .unwrap();
         assert_eq!(r.status, 400, "{}", b.name);
         let mut wrong = good.clone();
         wrong["device"]["model"] = json!(42);
         let r = post(&c, "/api/v1/results", &wrong);
-        assert_eq!((r.status, field(&r).as_str()), (400, "device.model"), "{}", r.message());
+        assert_eq!(
+            (r.status, field(&r).as_str()),
+            (400, "device.model"),
+            "{}",
+            r.message()
+        );
         let mut kind = good.clone();
         kind["kind"] = json!("benchmark");
         assert_eq!(field(&post(&c, "/api/v1/results", &kind)), "kind");
@@ -49,7 +59,12 @@ fn bad_requests_are_refused_and_nothing_is_stored() {
         assert_eq!((r.status, field(&r).as_str()), (413, "body"));
         // Unknown endpoints and methods.
         assert_eq!(c.get("/api/v1/nothing").unwrap().status, 404);
-        assert_eq!(s.healthy_count(), 0, "{}: a refused request stored something", b.name);
+        assert_eq!(
+            s.healthy_count(),
+            0,
+            "{}: a refused request stored something",
+            b.name
+        );
         // A revoked token stops working.
         assert_eq!(post(&c, "/api/v1/results", &good).status, 201);
         let out = std::process::Command::new(BIN)
@@ -57,7 +72,11 @@ fn bad_requests_are_refused_and_nothing_is_stored() {
             .output()
             .unwrap();
         assert!(out.status.success());
-        let r = post(&c, "/api/v1/results", &submission("Pixel 7", "", storage_result(1.0, 2)));
+        let r = post(
+            &c,
+            "/api/v1/results",
+            &submission("Pixel 7", "", storage_result(1.0, 2)),
+        );
         assert_eq!(r.status, 403);
         assert_eq!(s.healthy_count(), 1);
     }
@@ -69,7 +88,11 @@ fn injection_strings_are_stored_verbatim_and_shown_escaped() {
         let s = Server::start(&b, &[]);
         let c = s.client(Some(&s.token("lab")));
         let evil = "x'); DROP TABLE results; --<script>alert(1)</script>";
-        let r = post(&c, "/api/v1/results", &submission(evil, "<b>disk</b>", storage_result(5.0, 1)));
+        let r = post(
+            &c,
+            "/api/v1/results",
+            &submission(evil, "<b>disk</b>", storage_result(5.0, 1)),
+        );
         assert_eq!(r.status, 201, "{}", r.message());
         let list = s.get_json("/api/v1/results");
         assert_eq!(list[0]["model"], evil, "{}", b.name);
@@ -94,13 +117,33 @@ fn writes_are_rate_limited_per_token() {
         let s = Server::start(&b, &["--rate-limit", "2"]);
         let (a, other) = (s.client(Some(&s.token("a"))), s.client(Some(&s.token("b"))));
         for n in 0..2 {
-            assert_eq!(post(&a, "/api/v1/results", &submission("M", "", storage_result(1.0, n))).status, 201);
+            assert_eq!(
+                post(
+                    &a,
+                    "/api/v1/results",
+                    &submission("M", "", storage_result(1.0, n))
+                )
+                .status,
+                201
+            );
         }
         // The third write within the minute is refused with Retry-After; another token is not.
-        let r = post(&a, "/api/v1/results", &submission("M", "", storage_result(1.0, 3)));
+        let r = post(
+            &a,
+            "/api/v1/results",
+            &submission("M", "", storage_result(1.0, 3)),
+        );
         assert_eq!(r.status, 429, "{}", b.name);
         assert!(r.retry_after.is_some_and(|s| (1..=60).contains(&s)));
-        assert_eq!(post(&other, "/api/v1/results", &submission("M", "", storage_result(1.0, 4))).status, 201);
+        assert_eq!(
+            post(
+                &other,
+                "/api/v1/results",
+                &submission("M", "", storage_result(1.0, 4))
+            )
+            .status,
+            201
+        );
         assert_eq!(s.healthy_count(), 3);
     }
 }
@@ -112,6 +155,9 @@ fn private_servers_need_a_token_to_read() {
     let t = s.token("reader");
     assert_eq!(s.client(None).get("/api/v1/results").unwrap().status, 401);
     assert_eq!(s.client(None).get("/").unwrap().status, 401);
-    assert_eq!(s.client(Some(&t)).get("/api/v1/results").unwrap().status, 200);
+    assert_eq!(
+        s.client(Some(&t)).get("/api/v1/results").unwrap().status,
+        200
+    );
     assert_eq!(s.client(None).get("/healthz").unwrap().status, 200);
 }

@@ -56,7 +56,10 @@ pub fn main(a: &AgentArgs) -> Result<i32> {
         poll,
         max_cells: a.max_cells,
     };
-    println!("agent {} (class {}) taking cells from {}", o.name, o.class, o.server);
+    println!(
+        "agent {} (class {}) taking cells from {}",
+        o.name, o.class, o.server
+    );
     let done = agent::run(&o, |d| match (&d.error, d.remote_id) {
         (None, Some(r)) => println!("cell {} ({}) done: result {r}", d.cell, d.name),
         (e, _) => println!(

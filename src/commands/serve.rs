@@ -93,20 +93,39 @@ fn token(t: &TokenCommand) -> Result<i32> {
             eprintln!("token {name} added: it is shown only now; send it as Authorization: Bearer TOKEN (submit --token)");
         }
         TokenCommand::List { db } => {
-            let db = Db::open(db, 1)?;
+            let db = existing(db)?;
             for (name, created) in tokens::list(&db)? {
-                println!("{name}\tcreated {}", crate::platform::clock::utc((created / 1000) as u64));
+                println!(
+                    "{name}\tcreated {}",
+                    crate::platform::clock::utc((created / 1000) as u64)
+                );
             }
         }
         TokenCommand::Revoke { name, db } => {
-            let db = Db::open(db, 1)?;
+            let db = existing(db)?;
             if !tokens::revoke(&db, name)? {
-                return Err(Error::input(format!("token {}: no such token", crate::limits::escape(name))));
+                return Err(Error::input(format!(
+                    "token {}: no such token",
+                    crate::limits::escape(name)
+                )));
             }
             println!("token {name} revoked");
         }
     }
     Ok(0)
+}
+
+/// Open a server database that must exist already (a SQLite file is not created).
+fn existing(url: &str) -> Result<Db> {
+    let sqlite = !url.starts_with("postgres://") && !url.starts_with("postgresql://");
+    let path = url.strip_prefix("sqlite:").unwrap_or(url);
+    if sqlite && !std::path::Path::new(path).is_file() {
+        return Err(Error::input(format!(
+            "--db {}: no server database there",
+            crate::limits::escape(path)
+        )));
+    }
+    Db::open(url, 1)
 }
 
 fn serve(o: &ServeOptions) -> Result<i32> {
@@ -119,14 +138,21 @@ fn serve(o: &ServeOptions) -> Result<i32> {
         )));
     }
     if o.workers == 0 || o.workers > 256 {
-        return Err(Error::input(format!("--workers {}: expected 1 to 256", o.workers)));
+        return Err(Error::input(format!(
+            "--workers {}: expected 1 to 256",
+            o.workers
+        )));
     }
     let lease_ms = (parse_duration(&o.lease, "--lease")? / 1_000_000) as i64;
     let plan = o
         .plan
         .as_ref()
         .map(|p| {
-            let text = crate::limits::read_text(p, &format!("--plan {}", p.display()), crate::limits::MAX_PLAN_FILE_BYTES)?;
+            let text = crate::limits::read_text(
+                p,
+                &format!("--plan {}", p.display()),
+                crate::limits::MAX_PLAN_FILE_BYTES,
+            )?;
             crate::study::plan::Plan::parse(&text, &p.display().to_string(), "study")
                 .and_then(|plan| crate::study::cells::expand(&plan))?;
             Ok::<_, Error>(text)
@@ -142,6 +168,12 @@ fn serve(o: &ServeOptions) -> Result<i32> {
         min_results: o.min_results.max(1),
         lease_ms,
     };
-    server::serve(config, plan.map(|text| server::work::PlanUpload { plan: text, class: o.class.clone() }))?;
+    server::serve(
+        config,
+        plan.map(|text| server::work::PlanUpload {
+            plan: text,
+            class: o.class.clone(),
+        }),
+    )?;
     Ok(0)
 }

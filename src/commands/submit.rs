@@ -14,7 +14,11 @@ pub struct SubmitArgs {
     #[arg(long, env = "POCKETBENCH_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
     /// Results to send, by id (`results list` shows them).
-    #[arg(value_name = "RUN_ID", required_unless_present = "all_new", conflicts_with = "all_new")]
+    #[arg(
+        value_name = "RUN_ID",
+        required_unless_present = "all_new",
+        conflicts_with = "all_new"
+    )]
     pub ids: Vec<i64>,
     /// Send every result this server has not got from this store.
     #[arg(long)]
@@ -51,7 +55,11 @@ pub fn main(a: &SubmitArgs) -> Result<i32> {
                 r.local_id,
                 r.kind,
                 r.url,
-                if r.created { "new" } else { "the server had it" }
+                if r.created {
+                    "new"
+                } else {
+                    "the server had it"
+                }
             );
         }
         sent.push(r);
@@ -59,7 +67,10 @@ pub fn main(a: &SubmitArgs) -> Result<i32> {
     if a.json {
         super::print_json(&sent)?;
     } else if sent.is_empty() {
-        println!("nothing to send: the server has every result of {}", a.results.display());
+        println!(
+            "nothing to send: the server has every result of {}",
+            a.results.display()
+        );
     }
     Ok(0)
 }

@@ -156,7 +156,10 @@ pub fn local(dir: &str) -> DeviceInfo {
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .output();
-    let mut info = parse(&out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default());
+    let mut info = parse(
+        &out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default(),
+    );
     info.target = "local".into();
     info.transport = "local".into();
     info

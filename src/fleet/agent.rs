@@ -98,8 +98,18 @@ pub fn run(o: &Options, mut on_done: impl FnMut(&Done)) -> Result<Vec<Done>> {
                 continue;
             }
             200 => {}
-            401 | 403 => return Err(Error::input(format!("--token: the server refused it ({})", r.message()))),
-            s => return Err(Error::failed(format!("claim: the server answered {s}: {}", r.message()))),
+            401 | 403 => {
+                return Err(Error::input(format!(
+                    "--token: the server refused it ({})",
+                    r.message()
+                )))
+            }
+            s => {
+                return Err(Error::failed(format!(
+                    "claim: the server answered {s}: {}",
+                    r.message()
+                )))
+            }
         }
         let claim: Claim = r.json()?;
         if !crate::study::flags::Suite::NAMES.contains(&claim.suite.as_str()) {

@@ -33,21 +33,26 @@ impl Response {
                 None => msg.to_string(),
             })
         });
-        crate::limits::one_line(
-            &m.unwrap_or_else(|| String::from_utf8_lossy(&self.body).chars().take(300).collect()),
-        )
+        crate::limits::one_line(&m.unwrap_or_else(|| {
+            String::from_utf8_lossy(&self.body)
+                .chars()
+                .take(300)
+                .collect()
+        }))
     }
 
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
-        serde_json::from_slice(&self.body)
-            .map_err(|e| Error::failed(format!("the server's answer is not what was expected: {e}")))
+        serde_json::from_slice(&self.body).map_err(|e| {
+            Error::failed(format!("the server's answer is not what was expected: {e}"))
+        })
     }
 }
 
 impl Client {
     /// A client for the server at `url` (`http://host:port`), sending `token` if given.
     pub fn new(url: &str, token: Option<&str>) -> Result<Client> {
-        let bad = |why: &str| Error::input(format!("--server {}: {why}", crate::limits::escape(url)));
+        let bad =
+            |why: &str| Error::input(format!("--server {}: {why}", crate::limits::escape(url)));
         if url.starts_with("https://") {
             return Err(bad(
                 "this build speaks plain HTTP only (put the server behind a TLS proxy and reach it through a tunnel, or use http://)",
@@ -75,7 +80,10 @@ impl Client {
         &self.base
     }
 
-    fn finish(&self, r: std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Result<Response> {
+    fn finish(
+        &self,
+        r: std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    ) -> Result<Response> {
         let mut r = r.map_err(|e| Error::failed(format!("--server {}: {e}", self.base)))?;
         let status = r.status().as_u16();
         let retry_after = r
@@ -88,7 +96,9 @@ impl Client {
             .with_config()
             .limit(MAX_RESPONSE_BYTES)
             .read_to_vec()
-            .map_err(|e| Error::failed(format!("--server {}: reading the answer: {e}", self.base)))?;
+            .map_err(|e| {
+                Error::failed(format!("--server {}: reading the answer: {e}", self.base))
+            })?;
         Ok(Response {
             status,
             body,

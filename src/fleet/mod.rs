@@ -1,5 +1,5 @@
-//! The device side of the results server: what a submission is ([`submission`]), the HTTP
-//! client ([`client`]), sending stored results (`pocketbench submit`, [`submit`]) and the
+//! The device side of the results server and its wire format: what a submission is
+//! ([`submission`]), how the server's URLs read ([`url`]), the HTTP client ([`client`]), sending stored results (`pocketbench submit`, [`submit`]) and the
 //! agent that takes study cells from the server, runs them and submits their results
 //! (`pocketbench agent`, [`agent`]). None of it needs the server's own code, so device builds
 //! carry it without the server.
@@ -8,3 +8,4 @@ pub mod agent;
 pub mod client;
 pub mod submission;
 pub mod submit;
+pub mod url;

@@ -139,7 +139,11 @@ pub fn parse(body: &[u8]) -> Result<Submission, Refusal> {
     let de = &mut serde_json::Deserializer::from_slice(body);
     let s: Submission = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." { "body".to_string() } else { path };
+        let field = if path == "." {
+            "body".to_string()
+        } else {
+            path
+        };
         refuse(&field, crate::limits::one_line(&e.into_inner().to_string()))
     })?;
     check(&s)?;
@@ -152,7 +156,10 @@ pub fn check(s: &Submission) -> Result<(), Refusal> {
     if s.schema != SCHEMA {
         return Err(refuse(
             "schema",
-            format!("version {} is not supported (this server reads {SCHEMA})", s.schema),
+            format!(
+                "version {} is not supported (this server reads {SCHEMA})",
+                s.schema
+            ),
         ));
     }
     if !KINDS.contains(&s.kind.as_str()) {
@@ -181,7 +188,10 @@ pub fn check(s: &Submission) -> Result<(), Refusal> {
     };
     match obj.get("tool_version") {
         Some(serde_json::Value::String(v)) if v.starts_with("pocketbench ") => Ok(()),
-        Some(_) => Err(refuse("result.tool_version", "expected \"pocketbench VERSION\"")),
+        Some(_) => Err(refuse(
+            "result.tool_version",
+            "expected \"pocketbench VERSION\"",
+        )),
         None => Err(refuse("result.tool_version", "missing")),
     }
 }
@@ -235,7 +245,8 @@ mod tests {
     use super::*;
 
     fn body(device: &str, result: &str) -> Vec<u8> {
-        format!(r#"{{"schema":1,"kind":"storage","device":{device},"result":{result}}}"#).into_bytes()
+        format!(r#"{{"schema":1,"kind":"storage","device":{device},"result":{result}}}"#)
+            .into_bytes()
     }
 
     #[test]
@@ -257,14 +268,18 @@ mod tests {
         let e = parse(b"[1]").unwrap_err();
         assert_eq!(e.field, "body");
         let long = format!(r#"{{"model":"X","soc":"{}"}}"#, "s".repeat(257));
-        assert_eq!(parse(&body(&long, ok_result)).unwrap_err().field, "device.soc");
+        assert_eq!(
+            parse(&body(&long, ok_result)).unwrap_err().field,
+            "device.soc"
+        );
         let e = parse(&body(r#"{"model":"X","colour":"red"}"#, ok_result)).unwrap_err();
         assert!(e.message.contains("unknown field"), "{e}");
     }
 
     #[test]
     fn the_hash_ignores_key_order_and_whitespace() {
-        let a: serde_json::Value = serde_json::from_str(r#"{"b":1,"a":{"y":[1,2],"x":"s"}}"#).unwrap();
+        let a: serde_json::Value =
+            serde_json::from_str(r#"{"b":1,"a":{"y":[1,2],"x":"s"}}"#).unwrap();
         let b: serde_json::Value =
             serde_json::from_str(r#"{ "a": {"x": "s", "y": [1, 2]}, "b": 1 }"#).unwrap();
         assert_eq!(content_hash("run", &a), content_hash("run", &b));

@@ -31,7 +31,10 @@ pub struct Sent {
 }
 
 fn text(v: &serde_json::Value, key: &str) -> String {
-    v.get(key).and_then(|x| x.as_str()).unwrap_or("").to_string()
+    v.get(key)
+        .and_then(|x| x.as_str())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// The device of a result pulled from a device (`device` in its JSON, as the probe found it).
@@ -68,7 +71,10 @@ pub fn build(store: &Store, id: i64) -> Result<Submission> {
         .optional()
         .run_err("results store")?;
     let (kind, summary) = row.ok_or_else(|| {
-        Error::input(format!("RUN_ID {id}: no result with that id in {}", store.path().display()))
+        Error::input(format!(
+            "RUN_ID {id}: no result with that id in {}",
+            store.path().display()
+        ))
     })?;
     let mut result: serde_json::Value =
         serde_json::from_str(&summary).run_err(format!("results store: result {id}"))?;
@@ -106,7 +112,9 @@ pub fn send(client: &Client, s: &Submission, id: i64) -> Result<Sent> {
         let r = client.post("/api/v1/results", &body)?;
         if r.status == 429 && tries < 3 {
             tries += 1;
-            std::thread::sleep(std::time::Duration::from_secs(r.retry_after.unwrap_or(5).min(60)));
+            std::thread::sleep(std::time::Duration::from_secs(
+                r.retry_after.unwrap_or(5).min(60),
+            ));
             continue;
         }
         break r;
@@ -123,8 +131,15 @@ pub fn send(client: &Client, s: &Submission, id: i64) -> Result<Sent> {
                 url: format!("{}/results/{remote_id}", client.base()),
             })
         }
-        401 | 403 => Err(Error::input(format!("--token: the server refused it ({}: {})", r.status, r.message()))),
-        s => Err(Error::failed(format!("result {id}: the server answered {s}: {}", r.message()))),
+        401 | 403 => Err(Error::input(format!(
+            "--token: the server refused it ({}: {})",
+            r.status,
+            r.message()
+        ))),
+        s => Err(Error::failed(format!(
+            "result {id}: the server answered {s}: {}",
+            r.message()
+        ))),
     }
 }
 
@@ -156,7 +171,12 @@ pub fn remember(store: &Store, server: &str, sent: &Sent) -> Result<()> {
         .conn()
         .execute(
             "INSERT OR REPLACE INTO submissions VALUES (?1, ?2, ?3, ?4)",
-            params![sent.local_id, server, sent.remote_id, crate::platform::clock::utc_now()],
+            params![
+                sent.local_id,
+                server,
+                sent.remote_id,
+                crate::platform::clock::utc_now()
+            ],
         )
         .run_err("results store")?;
     Ok(())

@@ -29,8 +29,16 @@ fn body<T: serde::de::DeserializeOwned>(rq: &Req) -> Result<T, Reply> {
     let de = &mut serde_json::Deserializer::from_slice(&rq.body);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." { "body".to_string() } else { path };
-        Reply::error(400, Some(&field), crate::limits::one_line(&e.into_inner().to_string()))
+        let field = if path == "." {
+            "body".to_string()
+        } else {
+            path
+        };
+        Reply::error(
+            400,
+            Some(&field),
+            crate::limits::one_line(&e.into_inner().to_string()),
+        )
     })
 }
 
@@ -41,7 +49,10 @@ fn int_param(rq: &Req, key: &str, default: i64) -> Result<i64, Reply> {
             Reply::error(
                 400,
                 Some(key),
-                format!("{}: expected a non-negative integer", crate::limits::escape(v)),
+                format!(
+                    "{}: expected a non-negative integer",
+                    crate::limits::escape(v)
+                ),
             )
         }),
     }
@@ -77,8 +88,16 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
         (["api", "v1", "plans", id], true, _) => plan_progress(state, id),
         (["api", "v1", "agent", "claim"], _, true) => claim(state, rq),
         (["api", "v1", "agent", "complete"], _, true) => complete(state, rq),
-        _ if get || post => Err(not_found(format!("no such endpoint: {} /{}", rq.method, seg.join("/")))),
-        _ => Err(Reply::error(405, None, format!("{} is not allowed here", rq.method))),
+        _ if get || post => Err(not_found(format!(
+            "no such endpoint: {} /{}",
+            rq.method,
+            seg.join("/")
+        ))),
+        _ => Err(Reply::error(
+            405,
+            None,
+            format!("{} is not allowed here", rq.method),
+        )),
     };
     r.unwrap_or_else(|e| e)
 }
@@ -102,8 +121,8 @@ fn health(state: &State) -> Result<Reply, Reply> {
 fn submit(state: &State, rq: &Req) -> Result<Reply, Reply> {
     let who = state.authorise(rq)?;
     state.spend(&who)?;
-    let s = submission::parse(&rq.body)
-        .map_err(|e| Reply::error(400, Some(&e.field), e.message))?;
+    let s =
+        submission::parse(&rq.body).map_err(|e| Reply::error(400, Some(&e.field), e.message))?;
     let stored = results::insert(&state.db, &s, &who, now_ms()).map_err(db_error)?;
     Ok(Reply::json(if stored.created { 201 } else { 200 }, &stored))
 }
@@ -114,13 +133,21 @@ fn list(state: &State, rq: &Req) -> Result<Reply, Reply> {
     if let Some(c) = rq.param("category") {
         category(c)?;
     }
-    let rows = results::list(&state.db, rq.param("model"), rq.param("category"), limit, offset)
-        .map_err(db_error)?;
+    let rows = results::list(
+        &state.db,
+        rq.param("model"),
+        rq.param("category"),
+        limit,
+        offset,
+    )
+    .map_err(db_error)?;
     Ok(Reply::json(200, &rows))
 }
 
 fn one(state: &State, id: &str) -> Result<Reply, Reply> {
-    let n: i64 = id.parse().map_err(|_| not_found(format!("no result {}", crate::limits::escape(id))))?;
+    let n: i64 = id
+        .parse()
+        .map_err(|_| not_found(format!("no result {}", crate::limits::escape(id))))?;
     match results::get(&state.db, n).map_err(db_error)? {
         Some(r) => Ok(Reply::json(200, &r)),
         None => Err(not_found(format!("no result {n}"))),
@@ -153,7 +180,10 @@ fn ranking(state: &State, rq: &Req, c: &str) -> Result<Reply, Reply> {
 fn trend(state: &State, c: &str) -> Result<Reply, Reply> {
     let cat = category(c)?;
     let models = rankings::by_first_seen(&state.db, &cat.id).map_err(db_error)?;
-    Ok(Reply::json(200, &serde_json::json!({"category": cat, "models": models})))
+    Ok(Reply::json(
+        200,
+        &serde_json::json!({"category": cat, "models": models}),
+    ))
 }
 
 fn device(state: &State, model: &str) -> Result<Reply, Reply> {
@@ -164,7 +194,10 @@ fn device(state: &State, model: &str) -> Result<Reply, Reply> {
             crate::limits::escape(model)
         )));
     }
-    Ok(Reply::json(200, &serde_json::json!({"model": model, "categories": views})))
+    Ok(Reply::json(
+        200,
+        &serde_json::json!({"model": model, "categories": views}),
+    ))
 }
 
 fn plan(state: &State, rq: &Req) -> Result<Reply, Reply> {
@@ -172,14 +205,18 @@ fn plan(state: &State, rq: &Req) -> Result<Reply, Reply> {
     state.spend(&who)?;
     let up: work::PlanUpload = body(rq)?;
     let added = work::add(&state.db, &up, &who, now_ms()).map_err(|e| match e {
-        crate::error::Error::Input(m) => Reply::error(400, Some("plan"), crate::limits::one_line(&m)),
+        crate::error::Error::Input(m) => {
+            Reply::error(400, Some("plan"), crate::limits::one_line(&m))
+        }
         other => db_error(other),
     })?;
     Ok(Reply::json(201, &added))
 }
 
 fn plan_progress(state: &State, id: &str) -> Result<Reply, Reply> {
-    let n: i64 = id.parse().map_err(|_| not_found(format!("no plan {}", crate::limits::escape(id))))?;
+    let n: i64 = id
+        .parse()
+        .map_err(|_| not_found(format!("no plan {}", crate::limits::escape(id))))?;
     let (open, claimed, done) = work::progress(&state.db, n).map_err(db_error)?;
     if open + claimed + done == 0 {
         return Err(not_found(format!("no plan {n}")));
@@ -202,12 +239,28 @@ fn claim(state: &State, rq: &Req) -> Result<Reply, Reply> {
     state.authorise(rq)?;
     let c: ClaimRequest = body(rq)?;
     if c.agent.is_empty() || c.agent.len() > work::MAX_CLASS {
-        return Err(Reply::error(400, Some("agent"), format!("expected 1 to {} bytes", work::MAX_CLASS)));
+        return Err(Reply::error(
+            400,
+            Some("agent"),
+            format!("expected 1 to {} bytes", work::MAX_CLASS),
+        ));
     }
     if c.class.len() > work::MAX_CLASS {
-        return Err(Reply::error(400, Some("class"), format!("longer than {} bytes", work::MAX_CLASS)));
+        return Err(Reply::error(
+            400,
+            Some("class"),
+            format!("longer than {} bytes", work::MAX_CLASS),
+        ));
     }
-    match work::claim(&state.db, &c.class, &c.agent, state.config.lease_ms, now_ms()).map_err(db_error)? {
+    match work::claim(
+        &state.db,
+        &c.class,
+        &c.agent,
+        state.config.lease_ms,
+        now_ms(),
+    )
+    .map_err(db_error)?
+    {
         Some(cl) => Ok(Reply::json(200, &cl)),
         None => Ok(Reply::no_content()),
     }

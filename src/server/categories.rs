@@ -39,14 +39,32 @@ pub fn all() -> Vec<Category> {
         cat("rand-read", "Random read (4 KiB)", "IOPS", true),
         cat("rand-write", "Random write (4 KiB)", "IOPS", true),
     ];
-    for (suite, name) in [("sqlite", "SQLite (AndroBench)"), ("mobibench", "SQLite (Mobibench)")] {
+    for (suite, name) in [
+        ("sqlite", "SQLite (AndroBench)"),
+        ("mobibench", "SQLite (Mobibench)"),
+    ] {
         for phase in ["insert", "update", "delete"] {
-            v.push(cat(&format!("{suite}-{phase}"), &format!("{name} {phase}"), "TPS", true));
+            v.push(cat(
+                &format!("{suite}-{phase}"),
+                &format!("{name} {phase}"),
+                "TPS",
+                true,
+            ));
         }
     }
     for w in crate::workload::resolve::builtin_names() {
-        v.push(cat(&format!("{w}.ops"), &format!("{w} on SQLite, throughput"), "ops/s", true));
-        v.push(cat(&format!("{w}.p95"), &format!("{w} on SQLite, p95 latency"), "µs", false));
+        v.push(cat(
+            &format!("{w}.ops"),
+            &format!("{w} on SQLite, throughput"),
+            "ops/s",
+            true,
+        ));
+        v.push(cat(
+            &format!("{w}.p95"),
+            &format!("{w} on SQLite, p95 latency"),
+            "µs",
+            false,
+        ));
     }
     v
 }
@@ -92,12 +110,21 @@ fn storage(r: &Value) -> Vec<(String, f64)> {
             .iter()
             .find(|f| text(f, &["test", "mode"]) == Some("direct"))
             .or(candidates.first());
-        let metric = if pattern.starts_with("seq") { "mib_s" } else { "iops" };
+        let metric = if pattern.starts_with("seq") {
+            "mib_s"
+        } else {
+            "iops"
+        };
         if let Some(v) = chosen.and_then(|f| num(f, &[metric, "mean"])) {
             out.push((pattern.to_string(), v));
         }
     }
-    for t in r.get("sqlite").and_then(Value::as_array).into_iter().flatten() {
+    for t in r
+        .get("sqlite")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let suite = match text(t, &["suite"]) {
             Some("androbench") => "sqlite",
             Some("mobibench") => "mobibench",
@@ -173,7 +200,10 @@ mod tests {
             "throughput_ops_per_s": 140.5, "latency_us": {"all": {"p95": 332.0}}});
         assert_eq!(
             extract("run", &r),
-            vec![("ycsb-c.ops".to_string(), 140.5), ("ycsb-c.p95".to_string(), 332.0)]
+            vec![
+                ("ycsb-c.ops".to_string(), 140.5),
+                ("ycsb-c.p95".to_string(), 332.0)
+            ]
         );
         let mut zero = r.clone();
         zero["delay"] = json!("zero");

@@ -98,7 +98,10 @@ fn attribute(p: &Point, name: &str) -> String {
 
 const ATTRIBUTES: [&str; 4] = ["storage model", "file system", "OS", "kernel"];
 
-fn groups<'a>(points: impl Iterator<Item = &'a Point>, key: impl Fn(&Point) -> String) -> Vec<Group> {
+fn groups<'a>(
+    points: impl Iterator<Item = &'a Point>,
+    key: impl Fn(&Point) -> String,
+) -> Vec<Group> {
     let mut by: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for p in points {
         by.entry(key(p)).or_default().push(p.value);
@@ -199,7 +202,11 @@ mod tests {
             pts.push(Point {
                 result_id: i,
                 submitted_at: i,
-                value: if fast { 18.0 + (i % 4) as f64 * 0.05 } else { 13.0 + (i % 3) as f64 * 0.05 },
+                value: if fast {
+                    18.0 + (i % 4) as f64 * 0.05
+                } else {
+                    13.0 + (i % 3) as f64 * 0.05
+                },
                 storage_model: if fast { "KLM8G" } else { "MAG4F" }.into(),
                 file_system: "ext4".into(),
                 os: "Android 2.3".into(),

@@ -3,6 +3,7 @@
 //! [`Reply`] (status, content type, body) written back. JSON errors have one shape:
 //! `{"error": {"field": "device.model", "message": "…"}}` (`field` only when one is to blame).
 
+pub use crate::fleet::url::split_url;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -24,7 +25,10 @@ impl Req {
     }
 
     pub fn param(&self, key: &str) -> Option<&str> {
-        self.query.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.query
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 }
 
@@ -85,31 +89,6 @@ impl Reply {
     }
 }
 
-fn decode(s: &str) -> String {
-    percent_encoding::percent_decode_str(&s.replace('+', " "))
-        .decode_utf8_lossy()
-        .into_owned()
-}
-
-/// Split a URL's path and query; path segments are decoded without turning `+` into a space.
-pub fn split_url(url: &str) -> (Vec<String>, BTreeMap<String, String>) {
-    let (path, query) = url.split_once('?').unwrap_or((url, ""));
-    let segments = path
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .map(|s| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned())
-        .collect();
-    let query = query
-        .split('&')
-        .filter(|kv| !kv.is_empty())
-        .map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            (decode(k), decode(v))
-        })
-        .collect();
-    (segments, query)
-}
-
 /// Why a request's body was not read.
 pub enum BodyError {
     TooLarge,
@@ -159,21 +138,4 @@ pub fn respond(rq: tiny_http::Request, reply: Reply) {
     }
     // The client may have gone; nothing to do about it.
     let _ = rq.respond(r);
-}
-
-#[cfg(test)]
-mod tests {
-    //! URLs are split and decoded as browsers and clients encode them.
-    use super::*;
-
-    #[test]
-    fn paths_and_queries_are_decoded() {
-        let (p, q) = split_url("/devices/Pixel%207%2B?a=GT-I9000&b=Nexus+S&empty&x=%3Cb%3E");
-        assert_eq!(p, vec!["devices", "Pixel 7+"]);
-        assert_eq!(q["a"], "GT-I9000");
-        assert_eq!(q["b"], "Nexus S");
-        assert_eq!(q["empty"], "");
-        assert_eq!(q["x"], "<b>");
-        assert_eq!(split_url("/").0, Vec::<String>::new());
-    }
 }

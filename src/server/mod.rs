@@ -86,7 +86,11 @@ impl State {
         };
         match tokens::check(&self.db, token) {
             Ok(Some(name)) => Ok(name),
-            Ok(None) => Err(Reply::error(403, None, "the token is not valid (revoked or mistyped)")),
+            Ok(None) => Err(Reply::error(
+                403,
+                None,
+                "the token is not valid (revoked or mistyped)",
+            )),
             Err(e) => Err(Reply::error(500, None, e.to_string())),
         }
     }
@@ -101,7 +105,8 @@ impl State {
         let mut b = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         let (tokens, last) = b.entry(name.to_string()).or_insert((per_minute, now));
-        *tokens = (*tokens + now.duration_since(*last).as_secs_f64() * per_minute / 60.0).min(per_minute);
+        *tokens =
+            (*tokens + now.duration_since(*last).as_secs_f64() * per_minute / 60.0).min(per_minute);
         *last = now;
         if *tokens >= 1.0 {
             *tokens -= 1.0;
@@ -111,7 +116,10 @@ impl State {
         let mut r = Reply::error(
             429,
             None,
-            format!("token {name}: more than {} writes per minute", self.config.rate_limit),
+            format!(
+                "token {name}: more than {} writes per minute",
+                self.config.rate_limit
+            ),
         );
         r.retry_after = Some(wait.max(1));
         Err(r)
@@ -148,7 +156,11 @@ pub fn db_error(e: Error) -> Reply {
         Error::Input(m) => Reply::error(400, None, m),
         Error::Failed(m) => {
             eprintln!("pocketbench serve: {m}");
-            Reply::error(500, None, "the server could not complete this (see its log)")
+            Reply::error(
+                500,
+                None,
+                "the server could not complete this (see its log)",
+            )
         }
     }
 }
@@ -157,21 +169,26 @@ pub fn db_error(e: Error) -> Reply {
 /// port the system chose for `:0`) before taking requests.
 /// `plan`, when given, is offered to agents (added unless the same plan is there already).
 pub fn serve(config: Config, plan: Option<work::PlanUpload>) -> Result<()> {
-    let db = Db::open(&config.db, config.workers + 1)?;
-    if let Some(p) = plan {
-        let (id, added) = work::add_once(&db, &p, "serve --plan", now_ms())?;
-        let (open, claimed, done) = work::progress(&db, id)?;
-        println!(
-            "plan {id} {}: {open} cells open, {claimed} claimed, {done} done",
-            if added { "added" } else { "already on the server" }
-        );
-    }
+    // The address is taken first: a busy or malformed --listen creates no database.
     let server = tiny_http::Server::http(&config.listen).map_err(|e| {
         Error::input(format!(
             "--listen {}: {e}",
             crate::limits::escape(&config.listen)
         ))
     })?;
+    let db = Db::open(&config.db, config.workers + 1)?;
+    if let Some(p) = plan {
+        let (id, added) = work::add_once(&db, &p, "serve --plan", now_ms())?;
+        let (open, claimed, done) = work::progress(&db, id)?;
+        println!(
+            "plan {id} {}: {open} cells open, {claimed} claimed, {done} done",
+            if added {
+                "added"
+            } else {
+                "already on the server"
+            }
+        );
+    }
     let addr = server
         .server_addr()
         .to_ip()

@@ -95,9 +95,10 @@ pub fn top(db: &Db, cat: &Category, min_results: i64, limit: i64) -> Result<Vec<
         "SELECT model, mean, stddev, kept, total, first_seen FROM model_stats
          WHERE category = $1 AND kept >= $2 ORDER BY mean ASC, model LIMIT $3"
     };
-    let rows = db
-        .read()?
-        .query(sql, &[cat.id.as_str().into(), min_results.into(), limit.into()])?;
+    let rows = db.read()?.query(
+        sql,
+        &[cat.id.as_str().into(), min_results.into(), limit.into()],
+    )?;
     Ok(rows.iter().map(ranked).collect())
 }
 

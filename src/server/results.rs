@@ -62,8 +62,12 @@ pub fn insert(db: &Db, s: &Submission, submitter: &str, now_ms: i64) -> Result<S
             ],
         )?;
         let Some(id) = row.first().map(|r| r.int(0)) else {
-            let id = super::db::scalar(c, "SELECT id FROM results WHERE hash = $1", &[hash.as_str().into()])?
-                .unwrap_or(0);
+            let id = super::db::scalar(
+                c,
+                "SELECT id FROM results WHERE hash = $1",
+                &[hash.as_str().into()],
+            )?
+            .unwrap_or(0);
             return Ok(Stored { id, created: false });
         };
         for (category, value) in &metrics {
@@ -85,7 +89,11 @@ pub fn insert(db: &Db, s: &Submission, submitter: &str, now_ms: i64) -> Result<S
                  ON CONFLICT (category, model) DO UPDATE SET version = model_stats.version + 1,
                      first_seen = CASE WHEN excluded.first_seen < model_stats.first_seen
                                   THEN excluded.first_seen ELSE model_stats.first_seen END",
-                &[category.as_str().into(), d.model.as_str().into(), now_ms.into()],
+                &[
+                    category.as_str().into(),
+                    d.model.as_str().into(),
+                    now_ms.into(),
+                ],
             )?;
         }
         Ok(Stored { id, created: true })

@@ -111,7 +111,7 @@ pub fn clusters(sorted: &[f64]) -> Vec<Cluster> {
 }
 
 fn split(v: &[f64], lo: usize, hi: usize, n: usize, cuts: &mut Vec<usize>) {
-    if cuts.len() - 1 >= MAX_CLUSTERS {
+    if cuts.len() > MAX_CLUSTERS {
         return;
     }
     let part = &v[lo..hi];
@@ -192,7 +192,9 @@ mod tests {
     fn two_vendors_form_two_clusters() {
         // Ten results at 12.9/13.1 and ten at 17.9/18.1: the best split is between them
         // (index 10); each side has sd √(0.01·10/9), D = √2·5/√(2·0.0111…) = 47.4 > 2.
-        let mut v: Vec<f64> = (0..10).map(|i| if i % 2 == 0 { 12.9 } else { 13.1 }).collect();
+        let mut v: Vec<f64> = (0..10)
+            .map(|i| if i % 2 == 0 { 12.9 } else { 13.1 })
+            .collect();
         v.extend((0..10).map(|i| if i % 2 == 0 { 17.9 } else { 18.1 }));
         v.sort_by(f64::total_cmp);
         let c = clusters(&v);
@@ -243,7 +245,10 @@ mod tests {
         v.extend([13.0; 10]);
         v.extend([18.0; 10]);
         let c = clusters(&v);
-        assert_eq!(c.iter().map(|c| (c.from, c.to)).collect::<Vec<_>>(), [(0, 10), (10, 20), (20, 30)]);
+        assert_eq!(
+            c.iter().map(|c| (c.from, c.to)).collect::<Vec<_>>(),
+            [(0, 10), (10, 20), (20, 30)]
+        );
     }
 
     #[test]

@@ -34,7 +34,9 @@ pub struct PlanAdded {
 /// Expand and store a plan. Bad TOML, unknown flags or too many cells are bad input.
 pub fn add(db: &Db, up: &PlanUpload, submitter: &str, now_ms: i64) -> Result<PlanAdded> {
     if up.class.len() > MAX_CLASS {
-        return Err(Error::input(format!("class: longer than {MAX_CLASS} bytes")));
+        return Err(Error::input(format!(
+            "class: longer than {MAX_CLASS} bytes"
+        )));
     }
     if up.plan.len() as u64 > crate::limits::MAX_PLAN_FILE_BYTES {
         return Err(Error::input(format!(
@@ -117,7 +119,13 @@ pub struct Claim {
 }
 
 /// Claim the next open (or expired) cell for an agent of `class`.
-pub fn claim(db: &Db, class: &str, agent: &str, lease_ms: i64, now_ms: i64) -> Result<Option<Claim>> {
+pub fn claim(
+    db: &Db,
+    class: &str,
+    agent: &str,
+    lease_ms: i64,
+    now_ms: i64,
+) -> Result<Option<Claim>> {
     let mut c = db.write()?;
     let lock = match c.dialect() {
         Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
@@ -130,14 +138,23 @@ pub fn claim(db: &Db, class: &str, agent: &str, lease_ms: i64, now_ms: i64) -> R
          ORDER BY id LIMIT 1{lock}"
     );
     transaction(&mut **c, |c| {
-        let Some(r) = c.query(&pick, &[class.into(), now_ms.into()])?.into_iter().next() else {
+        let Some(r) = c
+            .query(&pick, &[class.into(), now_ms.into()])?
+            .into_iter()
+            .next()
+        else {
             return Ok(None);
         };
         let expires_at = now_ms + lease_ms;
         c.execute(
             "UPDATE cells SET state = 'claimed', agent = $2, claimed_at = $3, expires_at = $4,
                  attempts = attempts + 1 WHERE id = $1",
-            &[r.int(0).into(), agent.into(), now_ms.into(), expires_at.into()],
+            &[
+                r.int(0).into(),
+                agent.into(),
+                now_ms.into(),
+                expires_at.into(),
+            ],
         )?;
         Ok(Some(Claim {
             cell: r.int(0),
@@ -175,8 +192,16 @@ pub fn complete(db: &Db, cell: i64, agent: &str, result_id: i64, now_ms: i64) ->
         if r.text(0) != "claimed" || r.text(1) != agent {
             return Ok(Completed::NotYours);
         }
-        if scalar(c, "SELECT id FROM results WHERE id = $1", &[Value::Int(result_id)])?.is_none() {
-            return Err(Error::input(format!("result_id: no result {result_id} on this server")));
+        if scalar(
+            c,
+            "SELECT id FROM results WHERE id = $1",
+            &[Value::Int(result_id)],
+        )?
+        .is_none()
+        {
+            return Err(Error::input(format!(
+                "result_id: no result {result_id} on this server"
+            )));
         }
         c.execute(
             "UPDATE cells SET state = 'done', result_id = $2, expires_at = $3 WHERE id = $1",

@@ -66,4 +66,3 @@ pub fn png_size(bytes: &[u8]) -> (u32, u32) {
     let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
     (w, h)
 }
-

@@ -94,7 +94,15 @@ impl Server {
     /// it has printed the address it listens on.
     pub fn start(backend: &Backend, extra: &[&str]) -> Server {
         let mut child = Command::new(BIN)
-            .args(["serve", "--db", &backend.url, "--listen", "127.0.0.1:0", "--workers", "4"])
+            .args([
+                "serve",
+                "--db",
+                &backend.url,
+                "--listen",
+                "127.0.0.1:0",
+                "--workers",
+                "4",
+            ])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -102,15 +110,16 @@ impl Server {
             .spawn()
             .unwrap();
         let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut url = String::new();
-        loop {
+        let url = loop {
             let mut line = String::new();
-            assert!(out.read_line(&mut line).unwrap() > 0, "serve ended before listening");
+            assert!(
+                out.read_line(&mut line).unwrap() > 0,
+                "serve ended before listening"
+            );
             if let Some(rest) = line.strip_prefix("listening on ") {
-                url = rest.split_whitespace().next().unwrap().to_string();
-                break;
+                break rest.split_whitespace().next().unwrap().to_string();
             }
-        }
+        };
         // Keep draining stdout so the server never blocks on a full pipe.
         std::thread::spawn(move || for _ in out.lines() {});
         Server {
@@ -126,7 +135,11 @@ impl Server {
             .args(["serve", "token", "add", name, "--db", &self.db])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 

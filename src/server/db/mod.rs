@@ -153,7 +153,9 @@ impl Db {
         let db = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let mut readers = Vec::with_capacity(connections);
             for _ in 0..connections {
-                readers.push(Mutex::new(Box::new(postgres::Pg::connect(url)?) as Box<dyn Sql>));
+                readers.push(Mutex::new(
+                    Box::new(postgres::Pg::connect(url)?) as Box<dyn Sql>
+                ));
             }
             Db {
                 dialect: Dialect::Postgres,
@@ -167,7 +169,9 @@ impl Db {
             let writer = sqlite::Sqlite::open(&path)?;
             let mut readers = Vec::with_capacity(connections);
             for _ in 0..connections {
-                readers.push(Mutex::new(Box::new(sqlite::Sqlite::open(&path)?) as Box<dyn Sql>));
+                readers.push(Mutex::new(
+                    Box::new(sqlite::Sqlite::open(&path)?) as Box<dyn Sql>
+                ));
             }
             Db {
                 dialect: Dialect::Sqlite,

@@ -90,7 +90,10 @@ fn column(row: &postgres::Row, i: usize) -> Value {
     } else if *ty == Type::BOOL {
         row.get::<_, Option<bool>>(i).map(|v| Value::Int(v.into()))
     } else {
-        row.try_get::<_, Option<String>>(i).ok().flatten().map(Value::Text)
+        row.try_get::<_, Option<String>>(i)
+            .ok()
+            .flatten()
+            .map(Value::Text)
     };
     v.unwrap_or(Value::Null)
 }

@@ -107,10 +107,7 @@ pub fn create(c: &mut dyn Sql) -> Result<()> {
     let done = (|| {
         c.batch(&TABLES.replace("{pk}", pk))?;
         let found = c
-            .query(
-                "SELECT value FROM meta WHERE key = 'schema_version'",
-                &[],
-            )?
+            .query("SELECT value FROM meta WHERE key = 'schema_version'", &[])?
             .first()
             .map(|r| r.text(0));
         match found {

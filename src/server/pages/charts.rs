@@ -28,7 +28,13 @@ pub fn by_first_seen(id: &str, title: &str, unit: &str, models: &[(String, i64, 
     let mut svg = Svg::new(640.0, 280.0);
     let x = Scale::fit(models.iter().map(|m| days(m.1)), 70.0, 620.0, false);
     let y = Scale::fit(models.iter().map(|m| m.2), 230.0, 20.0, false);
-    axes(&mut svg, &x, &y, "model first seen (days since the first model)", unit);
+    axes(
+        &mut svg,
+        &x,
+        &y,
+        "model first seen (days since the first model)",
+        unit,
+    );
     for (i, (model, t, v)) in models.iter().enumerate() {
         let tip = format!("{model}: {} {unit}", num(*v));
         svg.circle(x.map(days(*t)), y.map(*v), 3.5, color(i), Some(&tip));

@@ -17,7 +17,11 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
         [] => views::index(state),
         ["rankings", c] => views::ranking(state, c),
         ["devices", m] => views::device(state, m),
-        ["compare"] => views::compare(state, rq.param("a").unwrap_or(""), rq.param("b").unwrap_or("")),
+        ["compare"] => views::compare(
+            state,
+            rq.param("a").unwrap_or(""),
+            rq.param("b").unwrap_or(""),
+        ),
         ["results", id] => views::result(state, id),
         ["results", id, "report"] => views::report(state, id),
         _ => Err(not_found(&format!("/{}", seg.join("/")))),
@@ -26,7 +30,10 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
 }
 
 fn not_found(what: &str) -> Reply {
-    Reply::html(404, layout("Not found", &format!("<p>Nothing at {}.</p>", esc(what))))
+    Reply::html(
+        404,
+        layout("Not found", &format!("<p>Nothing at {}.</p>", esc(what))),
+    )
 }
 
 /// A page around `body`.

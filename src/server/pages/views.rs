@@ -14,7 +14,10 @@ fn ok(title: &str, body: &str) -> Page {
 }
 
 fn missing(message: &str) -> Reply {
-    Reply::html(404, layout("Not found", &format!("<p>{}</p>", esc(message))))
+    Reply::html(
+        404,
+        layout("Not found", &format!("<p>{}</p>", esc(message))),
+    )
 }
 
 fn category(id: &str) -> Result<categories::Category, Reply> {
@@ -34,9 +37,9 @@ pub fn index(state: &State) -> Page {
     for c in categories::all() {
         let top = rankings::top(&state.db, &c, state.config.min_results, rankings::TOP)
             .map_err(db_error)?;
-        let (leader, mean) = top
-            .first()
-            .map_or((String::from("—"), String::new()), |r| (device_link(&r.model), num(r.mean)));
+        let (leader, mean) = top.first().map_or((String::from("—"), String::new()), |r| {
+            (device_link(&r.model), num(r.mean))
+        });
         let _ = writeln!(
             body,
             r#"<tr class="category" data-category="{id}"><td><a href="/rankings/{eid}">{t}</a></td><td>{u}</td><td class="num">{n}</td><td>{leader}</td><td class="num">{mean}</td></tr>"#,
@@ -69,7 +72,11 @@ pub fn ranking(state: &State, id: &str) -> Page {
     let min = state.config.min_results;
     let top = rankings::top(&state.db, &c, min, rankings::TOP).map_err(db_error)?;
     let all = rankings::by_first_seen(&state.db, &c.id).map_err(db_error)?;
-    let order = if c.higher_is_better { "highest" } else { "lowest" };
+    let order = if c.higher_is_better {
+        "highest"
+    } else {
+        "lowest"
+    };
     let mut body = format!(
         "<p class=\"note\">Per model: values more than three standard deviations from the model's \
          mean are dropped; models with at least {min} remaining results are ranked, {order} mean \
@@ -93,13 +100,24 @@ pub fn ranking(state: &State, id: &str) -> Page {
     }
     body.push_str("</table>\n");
     if !top.is_empty() {
-        let rows: Vec<_> = top.iter().map(|r| (r.model.clone(), r.mean, r.stddev)).collect();
+        let rows: Vec<_> = top
+            .iter()
+            .map(|r| (r.model.clone(), r.mean, r.stddev))
+            .collect();
         body.push_str(&charts::bars("ranking-chart", &c.title, c.unit, &rows));
     }
     if !all.is_empty() {
         body.push_str("<h2>By first-seen date</h2>\n<p class=\"note\">Each model's mean (after the 3σ rule) against the date its first result arrived: newer models to the right.</p>\n");
-        let pts: Vec<_> = all.iter().map(|r| (r.model.clone(), r.first_seen, r.mean)).collect();
-        body.push_str(&charts::by_first_seen("first-seen-chart", &c.title, c.unit, &pts));
+        let pts: Vec<_> = all
+            .iter()
+            .map(|r| (r.model.clone(), r.first_seen, r.mean))
+            .collect();
+        body.push_str(&charts::by_first_seen(
+            "first-seen-chart",
+            &c.title,
+            c.unit,
+            &pts,
+        ));
     }
     ok(&c.title, &body)
 }
@@ -128,7 +146,11 @@ fn category_section(v: &CategoryView, body: &mut String) {
         let _ = writeln!(
             body,
             r#"<tr><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
-            esc(if g.name.is_empty() { "(unknown)" } else { &g.name }),
+            esc(if g.name.is_empty() {
+                "(unknown)"
+            } else {
+                &g.name
+            }),
             g.results,
             num(g.mean),
             num(g.stddev)
@@ -212,7 +234,10 @@ pub fn compare(state: &State, a: &str, b: &str) -> Page {
     if a.is_empty() || b.is_empty() {
         return Err(Reply::html(
             400,
-            layout("Compare", "<p>Name two models: /compare?a=MODEL&amp;b=MODEL</p>"),
+            layout(
+                "Compare",
+                "<p>Name two models: /compare?a=MODEL&amp;b=MODEL</p>",
+            ),
         ));
     }
     let sa = rankings::of_model(&state.db, a).map_err(db_error)?;
@@ -232,7 +257,9 @@ pub fn compare(state: &State, a: &str, b: &str) -> Page {
             continue;
         }
         let cell = |r: Option<&rankings::Ranked>| {
-            r.map_or("—".to_string(), |r| format!("{} ± {} (n={})", num(r.mean), num(r.stddev), r.kept))
+            r.map_or("—".to_string(), |r| {
+                format!("{} ± {} (n={})", num(r.mean), num(r.stddev), r.kept)
+            })
         };
         let ratio = match (x, y) {
             (Some(x), Some(y)) if y.mean > 0.0 => format!("{:.2}×", x.mean / y.mean),
@@ -251,7 +278,12 @@ pub fn compare(state: &State, a: &str, b: &str) -> Page {
             .into_iter()
             .filter_map(|(m, r)| r.map(|r| (m.to_string(), r.mean, r.stddev)))
             .collect();
-        charts_html.push_str(&charts::bars(&format!("compare-{}", c.id), &c.title, c.unit, &rows));
+        charts_html.push_str(&charts::bars(
+            &format!("compare-{}", c.id),
+            &c.title,
+            c.unit,
+            &rows,
+        ));
     }
     body.push_str("</table>\n");
     body.push_str(&charts_html);
@@ -259,7 +291,8 @@ pub fn compare(state: &State, a: &str, b: &str) -> Page {
 }
 
 fn result_id(id: &str) -> Result<i64, Reply> {
-    id.parse().map_err(|_| missing(&format!("There is no result {id}.")))
+    id.parse()
+        .map_err(|_| missing(&format!("There is no result {id}.")))
 }
 
 pub fn result(state: &State, id: &str) -> Page {
@@ -282,7 +315,11 @@ pub fn result(state: &State, id: &str) -> Page {
         d = date(row.submitted_at),
         v = esc(&row.tool_version)
     );
-    for crate::server::results::Metric { category: cat, value } in &row.metrics {
+    for crate::server::results::Metric {
+        category: cat,
+        value,
+    } in &row.metrics
+    {
         let (title, unit) = categories::find(cat).map_or((cat.clone(), ""), |c| (c.title, c.unit));
         let _ = writeln!(
             body,
@@ -310,7 +347,9 @@ pub fn report(state: &State, id: &str) -> Page {
         "models" => serde_json::from_value::<crate::models::ModelsRun>(r.result.clone())
             .map(|m| crate::models::render::render(&m))
             .map_err(|e| e.to_string()),
-        kind => crate::bench_suites::render_value(kind, n, r.result.clone()).map_err(|e| e.to_string()),
+        kind => {
+            crate::bench_suites::render_value(kind, n, r.result.clone()).map_err(|e| e.to_string())
+        }
     };
     let body = match text {
         Ok(t) => format!("<pre id=\"report\">{}</pre>", esc(&t)),

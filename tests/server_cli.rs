@@ -1,0 +1,195 @@
+//! The server's commands end to end and their bad input: `pocketbench storage` then
+//! `pocketbench submit` shows the result ranked (the two-terminal walkthrough of
+//! docs/server.md), `--all-new` sends only what the server lacks, and bad flags, unknown ids,
+//! a missing token and an unreachable server are refused with one line (exit 2 for bad input,
+//! 1 for a server that cannot be reached) with nothing sent or created.
+#![cfg(feature = "server")]
+
+mod common;
+
+use common::server::{backends, Server};
+use common::{arg, Sandbox};
+
+#[test]
+fn storage_then_submit_is_ranked() {
+    for b in backends() {
+        let s = Server::start(&b, &["--min-results", "1"]);
+        let token = s.token("phone");
+        let sb = Sandbox::new();
+        let results = sb.results();
+        let dir = sb.path("io");
+        std::fs::create_dir(&dir).unwrap();
+        sb.pb([
+            "storage",
+            "--dir",
+            arg(&dir),
+            "--tests",
+            "seq-read,rand-write,androbench",
+            "--read-size",
+            "1M",
+            "--write-size",
+            "1M",
+            "--runs",
+            "1",
+            "--results",
+            arg(&results),
+            "--quiet",
+        ])
+        .expect_ok();
+        let out = sb
+            .pb([
+                "submit",
+                "--server",
+                &s.url,
+                "--token",
+                &token,
+                "--all-new",
+                "--results",
+                arg(&results),
+                "--json",
+            ])
+            .expect_ok()
+            .json();
+        assert_eq!(out[0]["created"], true, "{}", b.name);
+        let ranking = s.get_json("/api/v1/rankings/seq-read");
+        let top = &ranking["top"][0];
+        assert_eq!(top["kept"], 1);
+        assert!(top["mean"].as_f64().unwrap() > 0.0);
+        // The submitted result carries this machine's identity and the full result.
+        let full = s.get_json(&format!("/api/v1/results/{}", out[0]["remote_id"]));
+        assert_eq!(full["model"], top["model"]);
+        assert!(!full["file_system"].as_str().unwrap().is_empty(), "{full}");
+        assert!(full["result"]["sqlite"].as_array().unwrap().len() >= 3);
+        let cats: Vec<&str> = full["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["category"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            cats,
+            [
+                "rand-write",
+                "seq-read",
+                "sqlite-delete",
+                "sqlite-insert",
+                "sqlite-update"
+            ]
+        );
+        // Nothing new: nothing sent. The same id again: the server had it.
+        let again = sb
+            .pb([
+                "submit",
+                "--server",
+                &s.url,
+                "--token",
+                &token,
+                "--all-new",
+                "--results",
+                arg(&results),
+            ])
+            .expect_ok();
+        assert!(again.stdout.contains("nothing to send"), "{}", again.stdout);
+        let twice = sb
+            .pb([
+                "submit",
+                "--server",
+                &s.url,
+                "--token",
+                &token,
+                "1",
+                "--results",
+                arg(&results),
+            ])
+            .expect_ok();
+        assert!(
+            twice.stdout.contains("the server had it"),
+            "{}",
+            twice.stdout
+        );
+        assert_eq!(s.healthy_count(), 1);
+    }
+}
+
+#[test]
+fn bad_flags_are_refused_with_one_line() {
+    let b = backends().remove(0);
+    let s = Server::start(&b, &[]);
+    let token = s.token("phone");
+    let sb = Sandbox::new();
+    sb.pb([
+        "run",
+        "--ops",
+        "20",
+        "--records",
+        "20",
+        "--delay",
+        "zero",
+        "--no-overhead",
+        "--quiet",
+        "--results",
+        "pocketbench.db",
+    ])
+    .expect_ok();
+    let url = s.url.as_str();
+    let cases: Vec<(String, &str)> = vec![
+        (
+            format!("submit --server https://example.org --token {token} 1"),
+            "plain HTTP only",
+        ),
+        (
+            format!("submit --server ftp://x --token {token} 1"),
+            "expected http://HOST:PORT",
+        ),
+        (format!("submit --server {url} 1"), "--token"),
+        (
+            format!("submit --server {url} --token {token} 99"),
+            "RUN_ID 99",
+        ),
+        (
+            format!("submit --server {url} --token wrong 1"),
+            "--token: the server refused it",
+        ),
+        ("serve --max-body 0".into(), "--max-body"),
+        ("serve --max-body 1G".into(), "--max-body"),
+        ("serve --listen nonsense --db x.db".into(), "--listen"),
+        ("serve --lease forever --db x.db".into(), "--lease"),
+        ("serve --plan missing.toml --db x.db".into(), "missing.toml"),
+        ("serve token add bad/name --db x.db".into(), "token name"),
+        (
+            "serve token revoke nobody --db x.db".into(),
+            "no server database there",
+        ),
+        (
+            format!("serve token revoke nobody --db {}", s.db),
+            "no such token",
+        ),
+        (
+            "agent --server https://x --token t".into(),
+            "plain HTTP only",
+        ),
+        (
+            "agent --server http://127.0.0.1:1 --token t --poll soon".into(),
+            "--poll",
+        ),
+    ];
+    for (args, needle) in &cases {
+        let out = sb.pb(args.split_whitespace()).expect_code(2);
+        assert_eq!(out.stderr_lines().len(), 1, "{args}: {}", out.stderr);
+        assert!(out.stderr.contains(needle), "{args}: {}", out.stderr);
+        assert!(!sb.path("x.db").exists(), "{args} created its database");
+    }
+    assert_eq!(s.healthy_count(), 0, "a refused submit sent something");
+    // A server that cannot be reached is a failure, not bad input.
+    let out = sb
+        .pb([
+            "submit",
+            "--server",
+            "http://127.0.0.1:1",
+            "--token",
+            &token,
+            "1",
+        ])
+        .expect_code(1);
+    assert_eq!(out.stderr_lines().len(), 1, "{}", out.stderr);
+}
