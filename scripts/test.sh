@@ -11,9 +11,10 @@ say() { printf '\n== %s\n' "$*"; }
 # and LevelDB; chromium and a font serve the report's browser test; fio is the reference that
 # scripts/fio-compare.sh measures beside `pocketbench storage`; adb is the real tool that
 # `pocketbench device list` is checked against (the device tests use a fake adb).
-# A JDK and Maven build and run the JVM engines' driver (drivers/jvm).
+# A JDK and Maven build and run the JVM engines' driver (drivers/jvm). PostgreSQL is the results
+# server's second back end: its tests run against a throw-away cluster (scripts/postgres.sh).
 APT_PACKAGES=(pkg-config chromium fonts-dejavu-core fio adb libdb5.3-dev libdb5.3-sql-dev librocksdb-dev libleveldb-dev
-    openjdk-17-jdk-headless maven)
+    openjdk-17-jdk-headless maven postgresql)
 
 install_apt_packages() {
     local missing=()
@@ -57,6 +58,14 @@ cargo clippy --all-targets --locked -- -D warnings
 
 say "no import cycles between modules (scripts/module-cycles.py)"
 python3 scripts/module-cycles.py
+
+say "a throw-away PostgreSQL cluster for the results server's tests (stopped at exit)"
+pg_dir=$(mktemp -d)
+stop_postgres() { scripts/postgres.sh stop "$pg_dir"; rm -rf "$pg_dir"; }
+trap stop_postgres EXIT
+POCKETBENCH_TEST_POSTGRES=$(scripts/postgres.sh start "$pg_dir")
+export POCKETBENCH_TEST_POSTGRES POCKETBENCH_REQUIRE_POSTGRES=1
+echo "$POCKETBENCH_TEST_POSTGRES"
 
 say "static ARM binaries (scripts/build-device.sh all): the device tests run the aarch64 one under qemu"
 scripts/build-device.sh all
@@ -110,7 +119,7 @@ rm -rf "$arm_dir"
 
 say "release build and a short run of the main job"
 results_dir=$(mktemp -d)
-trap 'rm -rf "$results_dir"' EXIT
+trap 'rm -rf "$results_dir"; stop_postgres' EXIT
 cargo run --release --locked --quiet -- run --quiet --results "$results_dir/smoke.db" --ops 200
 cargo run --release --locked --quiet -- results list --results "$results_dir/smoke.db"
 cargo run --release --locked --quiet -- doctor --results "$results_dir/smoke.db"

@@ -1,0 +1,203 @@
+//! The results server under load, on SQLite and (with POCKETBENCH_TEST_POSTGRES set, as
+//! scripts/postgres.sh prints it) on PostgreSQL, each a real `pocketbench serve` process on
+//! loopback:
+//!
+//! 1. CLIENTS concurrent clients × SUBMISSIONS distinct submissions each (a storage result of
+//!    about 1 KiB, one token per client, no rate limit): submissions/s, p50 and p99 latency,
+//!    and lost submissions (acknowledged minus stored; must be 0).
+//! 2. The ranking of one category over RESULTS stored results (bulk-loaded into the database,
+//!    200 device models): the first request (every model stale: the 3σ statistics are computed
+//!    for all of them), then requests with nothing new (the kept statistics are read), then a
+//!    submission followed by a ranking (one model recomputed), ROUNDS times each; medians.
+//!
+//! Run: `cargo bench --bench server [-- CLIENTS SUBMISSIONS RESULTS ROUNDS]` (defaults 8 1000
+//! 1000000 20).
+
+mod common;
+
+use pocketbench::fleet::client::Client;
+use pocketbench::server::db::{Db, Dialect};
+use serde_json::json;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pocketbench");
+
+struct Serve(Child, String);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(db: &str) -> Serve {
+    let mut child = Command::new(BIN)
+        .args(["serve", "--db", db, "--listen", "127.0.0.1:0", "--rate-limit", "0", "--workers", "8"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("pocketbench serve");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let url = line.split_whitespace().nth(2).expect("listening on URL").to_string();
+    std::thread::spawn(move || for _ in out.lines() {});
+    Serve(child, url)
+}
+
+fn token(db: &str, name: &str) -> String {
+    let out = Command::new(BIN).args(["serve", "token", "add", name, "--db", db]).output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn submission(client: usize, n: usize) -> Vec<u8> {
+    json!({"schema": 1, "kind": "storage",
+        "device": {"model": format!("model-{}", (client * 7 + n) % 50), "os": "Android 14",
+                   "storage": {"disk_model": "KLUDG4U", "file_system": "f2fs"}},
+        "result": {"tool_version": "pocketbench 0.1.0", "created_at": "2026-01-01T00:00:00Z",
+                   "client": client, "n": n, "settings": {"runs": 3, "layout": "androbench"},
+                   "files": [{"test": {"pattern": "seq-read", "mode": "direct", "threads": 1},
+                              "mib_s": {"mean": 100.0 + (n % 97) as f64, "runs": [99.0, 100.0, 101.0]}},
+                             {"test": {"pattern": "rand-write", "mode": "direct", "threads": 1},
+                              "iops": {"mean": 1000.0 + (n % 89) as f64, "runs": [990.0, 1000.0, 1010.0]}}]}})
+    .to_string()
+    .into_bytes()
+}
+
+fn pct(v: &mut [f64], q: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+fn submissions(name: &str, db: &str, clients: usize, per_client: usize) {
+    let s = serve(db);
+    let tokens: Vec<String> = (0..clients).map(|c| token(db, &format!("client{c}"))).collect();
+    let t0 = Instant::now();
+    let (mut lat, acked): (Vec<f64>, usize) = std::thread::scope(|scope| {
+        let handles: Vec<_> = tokens
+            .iter()
+            .enumerate()
+            .map(|(c, t)| {
+                let client = Client::new(&s.1, Some(t)).unwrap();
+                scope.spawn(move || {
+                    let mut lat = Vec::with_capacity(per_client);
+                    let mut acked = 0;
+                    for n in 0..per_client {
+                        let body = submission(c, n);
+                        let t = Instant::now();
+                        let r = client.post("/api/v1/results", &body).unwrap();
+                        lat.push(t.elapsed().as_secs_f64() * 1e6);
+                        acked += usize::from(r.status == 201);
+                    }
+                    (lat, acked)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).fold((Vec::new(), 0), |(mut l, a), (l2, a2)| {
+            l.extend(l2);
+            (l, a + a2)
+        })
+    });
+    let secs = t0.elapsed().as_secs_f64();
+    let stored = Client::new(&s.1, None).unwrap().get("/healthz").unwrap();
+    let stored: serde_json::Value = stored.json().unwrap();
+    let stored = stored["results"].as_u64().unwrap() as usize;
+    println!(
+        "{name:<9} submissions: {clients} clients × {per_client}: {:.0}/s, p50 {:.0} µs, p99 {:.0} µs, acknowledged {acked}, stored {stored}, lost {}",
+        (clients * per_client) as f64 / secs,
+        pct(&mut lat, 0.5),
+        pct(&mut lat, 0.99),
+        acked.saturating_sub(stored)
+    );
+}
+
+/// RESULTS results of 200 models in `seq-read`, written by SQL (the server's schema).
+fn bulk_load(db: &str, results: u64) {
+    let d = Db::open(db, 1).unwrap();
+    let mut c = d.write().unwrap();
+    let series = match d.dialect() {
+        Dialect::Sqlite => format!(
+            "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < {results})"
+        ),
+        Dialect::Postgres => format!("WITH s(n) AS (SELECT generate_series(1, {results}::bigint))"),
+    };
+    c.batch("BEGIN").unwrap();
+    c.batch(&format!(
+        "INSERT INTO results (id, hash, submitted_at, kind, model, manufacturer, soc, os, kernel, core_layout,
+             storage_model, file_system, mount_options, tool_version, created_at, submitter, device, result)
+         {series} SELECT n, 'bulk-' || n, 1700000000000 + n * 1000, 'storage', 'model-' || (n % 200), '', '',
+             'Android 14', '', '', CASE WHEN n % 2 = 0 THEN 'A' ELSE 'B' END, 'f2fs', '',
+             'pocketbench 0.1.0', '', 'bulk', '{{}}', '{{\"tool_version\":\"pocketbench 0.1.0\"}}' FROM s;
+         INSERT INTO metrics (result_id, category, model, value, submitted_at)
+         SELECT id, 'seq-read', model, 100 + (id * 7919 % 1000) / 10.0 + (id % 200), submitted_at FROM results
+         WHERE submitter = 'bulk';
+         INSERT INTO model_stats (category, model, version, computed, first_seen, total, kept, mean, stddev)
+         SELECT 'seq-read', model, 1, 0, MIN(submitted_at), 0, 0, 0, 0 FROM metrics GROUP BY model;"
+    ))
+    .unwrap();
+    if d.dialect() == Dialect::Postgres {
+        c.batch("SELECT setval('results_id_seq', (SELECT MAX(id) FROM results))").unwrap();
+    }
+    c.batch("COMMIT").unwrap();
+    if d.dialect() == Dialect::Postgres {
+        c.batch("ANALYZE").unwrap();
+    }
+}
+
+fn ranking(name: &str, db: &str, results: u64, rounds: usize) {
+    let t = Instant::now();
+    bulk_load(db, results);
+    let load = t.elapsed().as_secs_f64();
+    let s = serve(db);
+    let tok = token(db, "bench");
+    let reader = Client::new(&s.1, None).unwrap();
+    let writer = Client::new(&s.1, Some(&tok)).unwrap();
+    let rank = || {
+        let t = Instant::now();
+        let r = reader.get("/api/v1/rankings/seq-read").unwrap();
+        assert_eq!(r.status, 200);
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let first = rank();
+    let warm: Vec<f64> = (0..rounds).map(|_| rank()).collect();
+    let after: Vec<f64> = (0..rounds)
+        .map(|n| {
+            let r = writer.post("/api/v1/results", &submission(1000, n)).unwrap();
+            assert_eq!(r.status, 201);
+            rank()
+        })
+        .collect();
+    println!(
+        "{name:<9} ranking over {results} results (loaded in {load:.1} s): first {first:.1} ms, then {:.2} ms, after a submission {:.2} ms (medians of {rounds})",
+        common::median(warm),
+        common::median(after)
+    );
+}
+
+fn main() {
+    let a: Vec<u64> = common::numbers();
+    let clients = a.first().copied().unwrap_or(8) as usize;
+    let per_client = a.get(1).copied().unwrap_or(1000) as usize;
+    let results = a.get(2).copied().unwrap_or(1_000_000);
+    let rounds = a.get(3).copied().unwrap_or(20).max(1) as usize;
+    let dir = tempfile::tempdir().unwrap();
+    let mut backends = vec![
+        ("sqlite", dir.path().join("sub.db").display().to_string(), dir.path().join("rank.db").display().to_string()),
+    ];
+    if let Ok(admin) = std::env::var("POCKETBENCH_TEST_POSTGRES") {
+        let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+        let base = admin.rsplit_once('/').unwrap().0.to_string();
+        for db in ["pbbench_sub", "pbbench_rank"] {
+            c.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).unwrap();
+            c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
+        }
+        backends.push(("postgres", format!("{base}/pbbench_sub"), format!("{base}/pbbench_rank")));
+    }
+    for (name, sub, rank) in &backends {
+        submissions(name, sub, clients, per_client);
+        ranking(name, rank, results, rounds);
+    }
+}
