@@ -35,20 +35,37 @@ impl Drop for Serve {
 
 fn serve(db: &str) -> Serve {
     let mut child = Command::new(BIN)
-        .args(["serve", "--db", db, "--listen", "127.0.0.1:0", "--rate-limit", "0", "--workers", "8"])
+        .args([
+            "serve",
+            "--db",
+            db,
+            "--listen",
+            "127.0.0.1:0",
+            "--rate-limit",
+            "0",
+            "--workers",
+            "8",
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .expect("pocketbench serve");
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
-    let url = line.split_whitespace().nth(2).expect("listening on URL").to_string();
+    let url = line
+        .split_whitespace()
+        .nth(2)
+        .expect("listening on URL")
+        .to_string();
     std::thread::spawn(move || for _ in out.lines() {});
     Serve(child, url)
 }
 
 fn token(db: &str, name: &str) -> String {
-    let out = Command::new(BIN).args(["serve", "token", "add", name, "--db", db]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "token", "add", name, "--db", db])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
@@ -74,7 +91,9 @@ fn pct(v: &mut [f64], q: f64) -> f64 {
 
 fn submissions(name: &str, db: &str, clients: usize, per_client: usize) {
     let s = serve(db);
-    let tokens: Vec<String> = (0..clients).map(|c| token(db, &format!("client{c}"))).collect();
+    let tokens: Vec<String> = (0..clients)
+        .map(|c| token(db, &format!("client{c}")))
+        .collect();
     let t0 = Instant::now();
     let (mut lat, acked): (Vec<f64>, usize) = std::thread::scope(|scope| {
         let handles: Vec<_> = tokens
@@ -96,10 +115,13 @@ fn submissions(name: &str, db: &str, clients: usize, per_client: usize) {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).fold((Vec::new(), 0), |(mut l, a), (l2, a2)| {
-            l.extend(l2);
-            (l, a + a2)
-        })
+        handles.into_iter().map(|h| h.join().unwrap()).fold(
+            (Vec::new(), 0),
+            |(mut l, a), (l2, a2)| {
+                l.extend(l2);
+                (l, a + a2)
+            },
+        )
     });
     let secs = t0.elapsed().as_secs_f64();
     let stored = Client::new(&s.1, None).unwrap().get("/healthz").unwrap();
@@ -139,7 +161,8 @@ fn bulk_load(db: &str, results: u64) {
     ))
     .unwrap();
     if d.dialect() == Dialect::Postgres {
-        c.batch("SELECT setval('results_id_seq', (SELECT MAX(id) FROM results))").unwrap();
+        c.batch("SELECT setval('results_id_seq', (SELECT MAX(id) FROM results))")
+            .unwrap();
     }
     c.batch("COMMIT").unwrap();
     if d.dialect() == Dialect::Postgres {
@@ -165,7 +188,9 @@ fn ranking(name: &str, db: &str, results: u64, rounds: usize) {
     let warm: Vec<f64> = (0..rounds).map(|_| rank()).collect();
     let after: Vec<f64> = (0..rounds)
         .map(|n| {
-            let r = writer.post("/api/v1/results", &submission(1000, n)).unwrap();
+            let r = writer
+                .post("/api/v1/results", &submission(1000, n))
+                .unwrap();
             assert_eq!(r.status, 201);
             rank()
         })
@@ -184,17 +209,24 @@ fn main() {
     let results = a.get(2).copied().unwrap_or(1_000_000);
     let rounds = a.get(3).copied().unwrap_or(20).max(1) as usize;
     let dir = tempfile::tempdir().unwrap();
-    let mut backends = vec![
-        ("sqlite", dir.path().join("sub.db").display().to_string(), dir.path().join("rank.db").display().to_string()),
-    ];
+    let mut backends = vec![(
+        "sqlite",
+        dir.path().join("sub.db").display().to_string(),
+        dir.path().join("rank.db").display().to_string(),
+    )];
     if let Ok(admin) = std::env::var("POCKETBENCH_TEST_POSTGRES") {
         let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
         let base = admin.rsplit_once('/').unwrap().0.to_string();
         for db in ["pbbench_sub", "pbbench_rank"] {
-            c.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).unwrap();
+            c.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
+                .unwrap();
             c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
         }
-        backends.push(("postgres", format!("{base}/pbbench_sub"), format!("{base}/pbbench_rank")));
+        backends.push((
+            "postgres",
+            format!("{base}/pbbench_sub"),
+            format!("{base}/pbbench_rank"),
+        ));
     }
     for (name, sub, rank) in &backends {
         submissions(name, sub, clients, per_client);
