@@ -60,18 +60,23 @@ pub enum ServeCommand {
 pub enum TokenCommand {
     /// Create a token and print it (only its hash is stored).
     Add {
+        /// The token's name (1 to 64 letters, digits, '.', '_', '-'), e.g. the device's.
         name: String,
+        /// The server's database (as `serve --db`).
         #[arg(long, default_value = server::db::DEFAULT_DB)]
         db: String,
     },
     /// List tokens by name.
     List {
+        /// The server's database (as `serve --db`).
         #[arg(long, default_value = server::db::DEFAULT_DB)]
         db: String,
     },
     /// Revoke a token.
     Revoke {
+        /// The token's name.
         name: String,
+        /// The server's database (as `serve --db`).
         #[arg(long, default_value = server::db::DEFAULT_DB)]
         db: String,
     },

@@ -134,18 +134,24 @@ fn refuse(field: &str, message: impl Into<String>) -> Refusal {
     }
 }
 
-/// Parse and check a submission's JSON body.
-pub fn parse(body: &[u8]) -> Result<Submission, Refusal> {
+/// Parse a JSON body into `T`; a refusal names the field at fault (its JSON path), or `body`
+/// when the JSON itself is malformed or cut short.
+pub fn from_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Refusal> {
     let de = &mut serde_json::Deserializer::from_slice(body);
-    let s: Submission = serde_path_to_error::deserialize(de).map_err(|e| {
+    serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." {
+        let field = if path == "." || path.starts_with('?') {
             "body".to_string()
         } else {
             path
         };
         refuse(&field, crate::limits::one_line(&e.into_inner().to_string()))
-    })?;
+    })
+}
+
+/// Parse and check a submission's JSON body.
+pub fn parse(body: &[u8]) -> Result<Submission, Refusal> {
+    let s: Submission = from_json(body)?;
     check(&s)?;
     Ok(s)
 }
@@ -263,8 +269,9 @@ mod tests {
         assert_eq!(e.field, "result");
         let e = parse(&body(r#"{"model":"X"}"#, "{}")).unwrap_err();
         assert_eq!(e.field, "result.tool_version");
+        // Cut short: no field to blame, the body is.
         let e = parse(b"{\"schema\":1").unwrap_err();
-        assert_eq!(e.field, "schema");
+        assert_eq!(e.field, "body");
         let e = parse(b"[1]").unwrap_err();
         assert_eq!(e.field, "body");
         let long = format!(r#"{{"model":"X","soc":"{}"}}"#, "s".repeat(257));

@@ -26,20 +26,7 @@ fn not_found(what: String) -> Reply {
 
 /// Parse a JSON body into `T`, naming the field at fault.
 fn body<T: serde::de::DeserializeOwned>(rq: &Req) -> Result<T, Reply> {
-    let de = &mut serde_json::Deserializer::from_slice(&rq.body);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let field = if path == "." {
-            "body".to_string()
-        } else {
-            path
-        };
-        Reply::error(
-            400,
-            Some(&field),
-            crate::limits::one_line(&e.into_inner().to_string()),
-        )
-    })
+    submission::from_json(&rq.body).map_err(|e| Reply::error(400, Some(&e.field), e.message))
 }
 
 fn int_param(rq: &Req, key: &str, default: i64) -> Result<i64, Reply> {
