@@ -108,6 +108,47 @@ fn storage_then_submit_is_ranked() {
             twice.stdout
         );
         assert_eq!(s.healthy_count(), 1);
+        // A workload run goes with its histograms: one tagged HdrHistogram per operation kind.
+        sb.pb([
+            "run",
+            "--ops",
+            "50",
+            "--records",
+            "50",
+            "--delay",
+            "zero",
+            "--no-overhead",
+            "--quiet",
+            "--results",
+            arg(&results),
+        ])
+        .expect_ok();
+        let sent = sb
+            .pb([
+                "submit",
+                "--server",
+                &s.url,
+                "--token",
+                &token,
+                "2",
+                "--results",
+                arg(&results),
+                "--json",
+            ])
+            .expect_ok()
+            .json();
+        // (PostgreSQL's ids are not dense: the duplicate's insert attempt used one.)
+        let run = s.get_json(&format!("/api/v1/results/{}", sent[0]["remote_id"]));
+        let log = run["result"]["latency_hlog"].as_str().unwrap();
+        assert!(
+            log.starts_with("#[Histogram log format version 1.3]"),
+            "{log}"
+        );
+        assert_eq!(
+            log.lines().filter(|l| l.starts_with("Tag=read,")).count(),
+            1,
+            "{log}"
+        );
     }
 }
 

@@ -10,7 +10,7 @@ mod hgrm;
 mod hlog;
 mod json;
 mod markdown;
-mod samples;
+pub mod samples;
 pub mod table;
 
 use crate::error::{Error, Result, ResultExt};

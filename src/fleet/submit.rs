@@ -2,7 +2,8 @@
 //! identity of the device that measured it (the `device` a pulled run carries, else this
 //! machine's, probed where the result's files were). The local store remembers what went to
 //! which server, so `--all-new` sends only what that server has not got; the server's content
-//! hash makes sending twice harmless anyway.
+//! hash makes sending twice harmless anyway. A workload run goes with its latency histograms
+//! (HdrHistogram log) when it kept its per-operation samples.
 
 use super::client::{Client, Response};
 use super::submission::{Device, Storage, Submission, SCHEMA};
@@ -80,6 +81,11 @@ pub fn build(store: &Store, id: i64) -> Result<Submission> {
         serde_json::from_str(&summary).run_err(format!("results store: result {id}"))?;
     if let Some(o) = result.as_object_mut() {
         o.insert("id".into(), id.into());
+        if kind == "run" {
+            if let Some(log) = latency_log(store, id)? {
+                o.insert("latency_hlog".into(), log.into());
+            }
+        }
     }
     let device = match result.get("device").and_then(device_from_json) {
         Some(d) => d,
@@ -102,6 +108,45 @@ pub fn build(store: &Store, id: i64) -> Result<Submission> {
         device,
         result,
     })
+}
+
+/// The whole run's service-time distribution per operation kind (µs), as an HdrHistogram log
+/// (format 1.3: one tagged, compressed histogram per kind) — the histogram itself, not only the
+/// summary's percentiles. None when the run kept no per-operation samples.
+fn latency_log(store: &Store, id: i64) -> Result<Option<String>> {
+    use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+    let mut by_kind: std::collections::BTreeMap<String, hdrhistogram::Histogram<u64>> =
+        std::collections::BTreeMap::new();
+    let mut span_ns = (u64::MAX, 0u64);
+    crate::export::samples::each(store, id, |kind, start, service| {
+        let h = by_kind
+            .entry(kind.to_string())
+            .or_insert_with(crate::stats::histogram);
+        h.saturating_record((service / 1000).max(1));
+        span_ns = (span_ns.0.min(start), span_ns.1.max(start + service));
+    })?;
+    if by_kind.is_empty() {
+        return Ok(None);
+    }
+    let length = std::time::Duration::from_nanos(span_ns.1.saturating_sub(span_ns.0));
+    let mut bytes = format!(
+        "#[Histogram log format version 1.3]\n#[pocketbench result {id}: service time per operation kind, µs]\n\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n"
+    )
+    .into_bytes();
+    let mut serializer = hdrhistogram::serialization::V2DeflateSerializer::new();
+    let fail = |e: String| Error::failed(format!("result {id}: latency histogram: {e}"));
+    {
+        let mut log = IntervalLogWriterBuilder::new()
+            .begin_log_with(&mut bytes, &mut serializer)
+            .map_err(|e| fail(e.to_string()))?;
+        for (kind, h) in &by_kind {
+            let tag =
+                Tag::new(kind).ok_or_else(|| fail(format!("kind {kind:?} cannot be a tag")))?;
+            log.write_histogram(h, std::time::Duration::ZERO, length, Some(tag))
+                .map_err(|e| fail(e.to_string()))?;
+        }
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// Send `s` (stored locally as `id`); a 429 is waited out (Retry-After, at most three times).
