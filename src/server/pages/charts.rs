@@ -4,40 +4,55 @@
 
 use crate::report::html::svg::{axes, clip, color, num, Scale, Svg};
 
-const DAY_MS: f64 = 86_400_000.0;
-
-/// Values over time: x is days since the first point.
-pub fn over_time(id: &str, title: &str, unit: &str, points: &[(i64, f64)]) -> String {
-    let t0 = points.iter().map(|p| p.0).min().unwrap_or(0);
-    let days = |t: i64| (t - t0) as f64 / DAY_MS;
-    let mut svg = Svg::new(640.0, 280.0);
-    let x = Scale::fit(points.iter().map(|p| days(p.0)), 70.0, 620.0, false);
-    let y = Scale::fit(points.iter().map(|p| p.1), 230.0, 20.0, false);
-    axes(&mut svg, &x, &y, "days since the first result", unit);
-    for (t, v) in points {
-        let tip = format!("{} {unit}", num(*v));
-        svg.circle(x.map(days(*t)), y.map(*v), 2.5, color(0), Some(&tip));
+/// The time unit an x axis of `span_ms` reads best in: (milliseconds per unit, its name).
+fn time_unit(span_ms: i64) -> (f64, &'static str) {
+    match span_ms {
+        s if s >= 2 * 86_400_000 => (86_400_000.0, "days"),
+        s if s >= 2 * 3_600_000 => (3_600_000.0, "hours"),
+        s if s >= 2 * 60_000 => (60_000.0, "minutes"),
+        _ => (1000.0, "seconds"),
     }
-    svg.finish(id, title)
 }
 
-/// One point per model: x its first-seen date (days since the earliest), y its mean.
-pub fn by_first_seen(id: &str, title: &str, unit: &str, models: &[(String, i64, f64)]) -> String {
-    let t0 = models.iter().map(|m| m.1).min().unwrap_or(0);
-    let days = |t: i64| (t - t0) as f64 / DAY_MS;
+/// Times (Unix ms) as offsets from the earliest, in a unit that suits their span.
+fn offsets(times: &[i64]) -> (Vec<f64>, &'static str) {
+    let t0 = times.iter().copied().min().unwrap_or(0);
+    let t1 = times.iter().copied().max().unwrap_or(0);
+    let (per, name) = time_unit(t1 - t0);
+    (times.iter().map(|t| (t - t0) as f64 / per).collect(), name)
+}
+
+/// Values over time: x is the time since the first point.
+pub fn over_time(id: &str, title: &str, unit: &str, points: &[(i64, f64)]) -> String {
+    let (xs, name) = offsets(&points.iter().map(|p| p.0).collect::<Vec<_>>());
     let mut svg = Svg::new(640.0, 280.0);
-    let x = Scale::fit(models.iter().map(|m| days(m.1)), 70.0, 620.0, false);
-    let y = Scale::fit(models.iter().map(|m| m.2), 230.0, 20.0, false);
+    let x = Scale::fit(xs.iter().copied(), 70.0, 620.0, false);
+    let y = Scale::fit(points.iter().map(|p| p.1), 230.0, 20.0, false);
     axes(
         &mut svg,
         &x,
         &y,
-        "model first seen (days since the first model)",
+        &format!("{name} since the first result"),
         unit,
     );
-    for (i, (model, t, v)) in models.iter().enumerate() {
+    for (px, (_, v)) in xs.iter().zip(points) {
+        let tip = format!("{} {unit}", num(*v));
+        svg.circle(x.map(*px), y.map(*v), 2.5, color(0), Some(&tip));
+    }
+    svg.finish(id, title)
+}
+
+/// One point per model: x its first-seen date (since the earliest), y its mean.
+pub fn by_first_seen(id: &str, title: &str, unit: &str, models: &[(String, i64, f64)]) -> String {
+    let (xs, name) = offsets(&models.iter().map(|m| m.1).collect::<Vec<_>>());
+    let mut svg = Svg::new(640.0, 280.0);
+    let x = Scale::fit(xs.iter().copied(), 70.0, 620.0, false);
+    let y = Scale::fit(models.iter().map(|m| m.2), 230.0, 20.0, false);
+    let title_x = format!("model first seen ({name} since the first model)");
+    axes(&mut svg, &x, &y, &title_x, unit);
+    for (i, (px, (model, _, v))) in xs.iter().zip(models).enumerate() {
         let tip = format!("{model}: {} {unit}", num(*v));
-        svg.circle(x.map(days(*t)), y.map(*v), 3.5, color(i), Some(&tip));
+        svg.circle(x.map(*px), y.map(*v), 3.5, color(i), Some(&tip));
     }
     svg.finish(id, title)
 }
