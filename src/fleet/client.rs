@@ -1,17 +1,29 @@
-//! A small HTTP client for the results server's API, over ureq (plain HTTP; this build has no
-//! TLS stack, so a server on the internet is reached through a TLS-terminating proxy or a
-//! tunnel — an `https://` URL is refused with that explanation).
+//! The HTTP client `submit` and `agent` use to talk to a results server: HTTP/1.1 over std's
+//! TcpStream, one connection per request (`Connection: close`), the response head parsed by
+//! httparse and its body read by Content-Length, chunks or to the end, at most
+//! [`MAX_RESPONSE_BYTES`]. Hand-written because devices carry it and the general-purpose
+//! clients cost a megabyte of the device binary; it speaks plain HTTP only, so a server on
+//! the internet is reached through a TLS-terminating proxy or a tunnel (an `https://` URL is
+//! refused with that explanation).
 
 use crate::error::{Error, Result};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 /// The largest response body read.
 pub const MAX_RESPONSE_BYTES: u64 = 64 << 20;
+/// The largest response head (status line and headers).
+const MAX_HEAD_BYTES: usize = 64 << 10;
+/// How long connecting, and then each read or write, may take.
+const TIMEOUT: Duration = Duration::from_secs(120);
 
 pub struct Client {
+    /// `http://host:port`, as given without a trailing slash.
     base: String,
+    /// `host:port` (port 80 when the URL has none).
+    authority: String,
     token: Option<String>,
-    agent: ureq::Agent,
 }
 
 /// A response: status and body.
@@ -49,7 +61,7 @@ impl Response {
 }
 
 impl Client {
-    /// A client for the server at `url` (`http://host:port`), sending `token` if given.
+    /// A client for the server at `url` (`http://HOST[:PORT]`), sending `token` if given.
     pub fn new(url: &str, token: Option<&str>) -> Result<Client> {
         let bad =
             |why: &str| Error::input(format!("--server {}: {why}", crate::limits::escape(url)));
@@ -61,18 +73,22 @@ impl Client {
         let rest = url
             .strip_prefix("http://")
             .ok_or_else(|| bad("expected http://HOST:PORT"))?;
-        if rest.trim_end_matches('/').is_empty() || rest.contains(char::is_whitespace) {
+        let authority = rest.trim_end_matches('/');
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (h, p),
+            _ => (authority, "80"),
+        };
+        if host.is_empty()
+            || authority.contains(['/', '?', '#', '@'])
+            || authority.contains(char::is_whitespace)
+            || port.parse::<u16>().is_err()
+        {
             return Err(bad("expected http://HOST:PORT"));
         }
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(120)))
-            .build()
-            .into();
         Ok(Client {
-            base: url.trim_end_matches('/').to_string(),
+            base: format!("http://{authority}"),
+            authority: format!("{host}:{port}"),
             token: token.map(str::to_string),
-            agent,
         })
     }
 
@@ -80,49 +96,199 @@ impl Client {
         &self.base
     }
 
-    fn finish(
-        &self,
-        r: std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error>,
-    ) -> Result<Response> {
-        let mut r = r.map_err(|e| Error::failed(format!("--server {}: {e}", self.base)))?;
-        let status = r.status().as_u16();
-        let retry_after = r
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse().ok());
-        let body = r
-            .body_mut()
-            .with_config()
-            .limit(MAX_RESPONSE_BYTES)
-            .read_to_vec()
-            .map_err(|e| {
-                Error::failed(format!("--server {}: reading the answer: {e}", self.base))
-            })?;
-        Ok(Response {
-            status,
-            body,
-            retry_after,
-        })
-    }
-
     /// POST `body` (JSON) to `path` (`/api/v1/results`).
     pub fn post(&self, path: &str, body: &[u8]) -> Result<Response> {
-        let mut rq = self
-            .agent
-            .post(format!("{}{path}", self.base))
-            .header("Content-Type", "application/json");
-        if let Some(t) = &self.token {
-            rq = rq.header("Authorization", format!("Bearer {t}"));
-        }
-        self.finish(rq.send(body))
+        self.request("POST", path, body)
     }
 
     pub fn get(&self, path: &str) -> Result<Response> {
-        let mut rq = self.agent.get(format!("{}{path}", self.base));
-        if let Some(t) = &self.token {
-            rq = rq.header("Authorization", format!("Bearer {t}"));
+        self.request("GET", path, &[])
+    }
+
+    fn fail(&self, what: &str, e: impl std::fmt::Display) -> Error {
+        Error::failed(format!("--server {}: {what}: {e}", self.base))
+    }
+
+    fn connect(&self) -> Result<TcpStream> {
+        let addrs = self
+            .authority
+            .to_socket_addrs()
+            .map_err(|e| self.fail("resolving the host", e))?;
+        let mut last = None;
+        for a in addrs {
+            match TcpStream::connect_timeout(&a, TIMEOUT) {
+                Ok(s) => return Ok(s),
+                Err(e) => last = Some(e),
+            }
         }
-        self.finish(rq.call())
+        Err(self.fail(
+            "cannot connect",
+            last.map_or("no address".to_string(), |e| e.to_string()),
+        ))
+    }
+
+    fn request(&self, method: &str, path: &str, body: &[u8]) -> Result<Response> {
+        let mut s = self.connect()?;
+        let _ = s.set_nodelay(true);
+        s.set_read_timeout(Some(TIMEOUT))
+            .and_then(|_| s.set_write_timeout(Some(TIMEOUT)))
+            .map_err(|e| self.fail("socket", e))?;
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nUser-Agent: {}\r\nAccept: application/json\r\n",
+            self.authority,
+            crate::TOOL_VERSION.replace(' ', "/")
+        );
+        if let Some(t) = &self.token {
+            head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+        }
+        if method == "POST" {
+            head.push_str(&format!(
+                "Content-Type: application/json\r\nContent-Length: {}\r\n",
+                body.len()
+            ));
+        }
+        head.push_str("\r\n");
+        let mut out = head.into_bytes();
+        out.extend_from_slice(body);
+        s.write_all(&out).map_err(|e| self.fail("sending", e))?;
+        read_response(BufReader::new(s)).map_err(|e| self.fail("reading the answer", e))
+    }
+}
+
+/// Read one HTTP/1.1 response.
+fn read_response(mut r: impl BufRead) -> std::result::Result<Response, String> {
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = r
+            .by_ref()
+            .take(1 + MAX_HEAD_BYTES as u64)
+            .read_until(b'\n', &mut head)
+            .map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err("the connection closed before the answer's headers ended".into());
+        }
+        if head.len() > MAX_HEAD_BYTES {
+            return Err(format!("headers longer than {MAX_HEAD_BYTES} bytes"));
+        }
+    }
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut parsed = httparse::Response::new(&mut headers);
+    match parsed.parse(&head) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Ok(httparse::Status::Partial) => return Err("incomplete headers".into()),
+        Err(e) => return Err(format!("not an HTTP answer ({e})")),
+    }
+    let status = parsed.code.unwrap_or(0);
+    let header = |name: &str| {
+        parsed
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
+    };
+    let retry_after = header("retry-after").and_then(|v| v.parse().ok());
+    let too_large = || format!("a body larger than {MAX_RESPONSE_BYTES} bytes");
+    let body = if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        let mut body = Vec::new();
+        loop {
+            let mut line = String::new();
+            r.by_ref()
+                .take(1024)
+                .read_line(&mut line)
+                .map_err(|e| e.to_string())?;
+            let size = u64::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
+                .map_err(|_| format!("a bad chunk size {:?}", line.trim()))?;
+            if size == 0 {
+                break;
+            }
+            if body.len() as u64 + size > MAX_RESPONSE_BYTES {
+                return Err(too_large());
+            }
+            let start = body.len();
+            body.resize(start + size as usize, 0);
+            r.read_exact(&mut body[start..])
+                .map_err(|e| e.to_string())?;
+            let mut crlf = [0u8; 2];
+            r.read_exact(&mut crlf).map_err(|e| e.to_string())?;
+        }
+        body
+    } else if let Some(len) = header("content-length") {
+        let len: u64 = len
+            .parse()
+            .map_err(|_| format!("a bad Content-Length {len:?}"))?;
+        if len > MAX_RESPONSE_BYTES {
+            return Err(too_large());
+        }
+        let mut body = vec![0; len as usize];
+        r.read_exact(&mut body).map_err(|e| e.to_string())?;
+        body
+    } else {
+        let mut body = Vec::new();
+        r.take(MAX_RESPONSE_BYTES + 1)
+            .read_to_end(&mut body)
+            .map_err(|e| e.to_string())?;
+        if body.len() as u64 > MAX_RESPONSE_BYTES {
+            return Err(too_large());
+        }
+        body
+    };
+    Ok(Response {
+        status,
+        body,
+        retry_after,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! URLs the client takes and refuses; responses read by length, by chunks and to the end.
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert_eq!(
+            Client::new("http://127.0.0.1:8080/", None)
+                .unwrap()
+                .authority,
+            "127.0.0.1:8080"
+        );
+        assert_eq!(Client::new("http://lab", None).unwrap().authority, "lab:80");
+        assert_eq!(
+            Client::new("http://[::1]:9", None).unwrap().authority,
+            "[::1]:9"
+        );
+        for bad in [
+            "https://x",
+            "ftp://x",
+            "http://",
+            "http://h:port",
+            "http://h:1/api",
+            "http://a b",
+        ] {
+            assert!(Client::new(bad, None).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn responses() {
+        let r = read_response(&b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}extra"[..])
+            .unwrap();
+        assert_eq!((r.status, r.body.as_slice()), (201, &b"{}"[..]));
+        let r = read_response(
+            &b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"[..],
+        )
+        .unwrap();
+        assert_eq!(r.body, b"abcde");
+        let r = read_response(&b"HTTP/1.1 429 Too Many\r\nRetry-After: 7\r\n\r\nslow down"[..])
+            .unwrap();
+        assert_eq!(
+            (r.status, r.retry_after, r.body.as_slice()),
+            (429, Some(7), &b"slow down"[..])
+        );
+        assert!(read_response(&b"HTTP/1.1 200 OK\r\nContent-Len"[..]).is_err());
+        assert!(read_response(&b"garbage\r\n\r\n"[..]).is_err());
+        assert!(
+            read_response(&b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n"[..]).is_err()
+        );
     }
 }
