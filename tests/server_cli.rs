@@ -234,3 +234,64 @@ fn bad_flags_are_refused_with_one_line() {
         .expect_code(1);
     assert_eq!(out.stderr_lines().len(), 1, "{}", out.stderr);
 }
+
+#[test]
+fn flashbench_and_study_results_submit_and_report() {
+    for b in backends() {
+        let s = Server::start(&b, &[]);
+        let token = s.token("lab");
+        let sb = Sandbox::new();
+        let results = sb.results();
+        let dir = sb.path("fb");
+        std::fs::create_dir(&dir).unwrap();
+        sb.pb([
+            "flashbench",
+            "--sizes",
+            "64",
+            "--counts",
+            "10",
+            "--dir",
+            arg(&dir),
+            "--results",
+            arg(&results),
+        ])
+        .expect_ok();
+        let plan = sb.write(
+            "study.toml",
+            "name = \"tiny\"\nrepeats = 1\n[run]\nrecords = 20\nops = 20\ndelay = \"zero\"\nno-overhead = true\n[axes]\nworkload = [\"ycsb-a\", \"ycsb-c\"]\n",
+        );
+        sb.pb(["matrix", arg(&plan), "--results", arg(&results)])
+            .expect_ok();
+        let sent = sb
+            .pb([
+                "submit",
+                "--server",
+                &s.url,
+                "--token",
+                &token,
+                "--all-new",
+                "--results",
+                arg(&results),
+                "--json",
+            ])
+            .expect_ok()
+            .json();
+        let kinds: Vec<&str> = sent
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["flashbench", "run", "run"], "{}", b.name);
+        // Each result's full report renders as its kind (not the raw-JSON fallback).
+        for r in sent.as_array().unwrap() {
+            let page = s
+                .client(None)
+                .get(&format!("/results/{}/report", r["remote_id"]))
+                .unwrap();
+            let page = String::from_utf8(page.body).unwrap();
+            assert!(page.contains("id=\"report\""), "{page}");
+            assert!(!page.contains("cannot be read"), "{page}");
+        }
+    }
+}
