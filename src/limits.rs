@@ -154,6 +154,18 @@ pub fn escape(value: &str) -> String {
     }
 }
 
+/// `text` cut to at most `max` bytes, at a character boundary.
+pub fn cut_bytes(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// Make a whole message one line: control characters (newlines included) are escaped.
 pub fn one_line(msg: &str) -> String {
     if !msg.chars().any(char::is_control) {

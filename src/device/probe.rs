@@ -7,7 +7,7 @@
 use super::transport::Transport;
 use crate::error::Result;
 use crate::limits::one_line;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The most `key=value` lines and the longest value read back from the probe.
@@ -15,7 +15,7 @@ pub const MAX_LINES: usize = 256;
 pub const MAX_VALUE: usize = 1024;
 
 /// The CPU architecture a device binary is built for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Arch {
     Aarch64,
@@ -43,7 +43,8 @@ impl Arch {
     }
 }
 
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct Storage {
     /// The working directory, resolved (or its nearest existing parent).
     pub dir: String,
@@ -61,7 +62,9 @@ pub struct Storage {
     pub noexec: bool,
 }
 
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+/// Deserialised from the `device` a pulled run carries (`submit` reads it back).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct DeviceInfo {
     /// `adb:SERIAL` or `ssh:user@host`.
     pub target: String,
@@ -180,15 +183,10 @@ pub fn parse(text: &str) -> DeviceInfo {
     let mut kv: BTreeMap<&str, String> = BTreeMap::new();
     for line in text.lines().take(MAX_LINES) {
         if let Some((k, v)) = line.split_once('=') {
-            let mut v = v.trim();
-            if v.len() > MAX_VALUE {
-                let mut end = MAX_VALUE;
-                while !v.is_char_boundary(end) {
-                    end -= 1;
-                }
-                v = &v[..end];
-            }
-            kv.insert(k.trim(), v.to_string());
+            kv.insert(
+                k.trim(),
+                crate::limits::cut_bytes(v.trim(), MAX_VALUE).to_string(),
+            );
         }
     }
     let get = |k: &str| kv.get(k).cloned().unwrap_or_default();

@@ -61,28 +61,29 @@ pub struct Device {
 }
 
 impl Device {
-    /// From what the device probe found; a device with no model name is named by its SoC or
-    /// architecture so that it still groups with its kind.
+    /// From what the device probe found, every field cut to [`MAX_FIELD_BYTES`] (a long
+    /// mount option list must not make the server refuse the result); a device with no model
+    /// name is named by its SoC or architecture so that it still groups with its kind.
     pub fn from_info(i: &DeviceInfo) -> Device {
+        let f = |s: &str| crate::limits::cut_bytes(s, MAX_FIELD_BYTES).to_string();
         let model = [&i.model, &i.soc, &i.abi]
             .into_iter()
             .find(|s| !s.is_empty())
-            .cloned()
-            .unwrap_or_else(|| "unknown".into());
+            .map_or_else(|| "unknown".into(), |m| f(m));
         Device {
             model,
-            manufacturer: i.manufacturer.clone(),
-            soc: i.soc.clone(),
-            os: i.os.clone(),
-            kernel: i.kernel.clone(),
-            core_layout: i.core_layout.clone(),
-            abi: i.abi.clone(),
+            manufacturer: f(&i.manufacturer),
+            soc: f(&i.soc),
+            os: f(&i.os),
+            kernel: f(&i.kernel),
+            core_layout: f(&i.core_layout),
+            abi: f(&i.abi),
             cpus: i.cpus,
             storage: Storage {
-                disk: i.storage.disk.clone(),
-                disk_model: i.storage.disk_model.clone(),
-                file_system: i.storage.file_system.clone(),
-                mount_options: i.storage.mount_options.clone(),
+                disk: f(&i.storage.disk),
+                disk_model: f(&i.storage.disk_model),
+                file_system: f(&i.storage.file_system),
+                mount_options: f(&i.storage.mount_options),
             },
         }
     }
@@ -281,6 +282,24 @@ mod tests {
         );
         let e = parse(&body(r#"{"model":"X","colour":"red"}"#, ok_result)).unwrap_err();
         assert!(e.message.contains("unknown field"), "{e}");
+    }
+
+    #[test]
+    fn probed_fields_are_cut_to_the_bound_at_a_character() {
+        // 255 ASCII bytes then "é" (2 bytes): 257 bytes, cut before the "é" to 255.
+        let mut i = DeviceInfo::default();
+        i.storage.mount_options = format!("{}é", "o".repeat(255));
+        i.abi = "arm64-v8a".into();
+        let d = Device::from_info(&i);
+        assert_eq!(d.storage.mount_options.len(), 255);
+        assert_eq!(d.model, "arm64-v8a");
+        assert!(check(&Submission {
+            schema: SCHEMA,
+            kind: "run".into(),
+            device: d,
+            result: serde_json::json!({"tool_version": "pocketbench 0.1.0"}),
+        })
+        .is_ok());
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! (HdrHistogram log) when it kept its per-operation samples.
 
 use super::client::{Client, Response};
-use super::submission::{Device, Storage, Submission, SCHEMA};
+use super::submission::{Device, Submission, SCHEMA};
+use crate::device::probe::DeviceInfo;
 use crate::error::{Error, Result, ResultExt};
 use crate::results::store::Store;
 use rusqlite::{params, OptionalExtension};
@@ -29,37 +30,6 @@ pub struct Sent {
     /// False when the server had it already.
     pub created: bool,
     pub url: String,
-}
-
-fn text(v: &serde_json::Value, key: &str) -> String {
-    v.get(key)
-        .and_then(|x| x.as_str())
-        .unwrap_or("")
-        .to_string()
-}
-
-/// The device of a result pulled from a device (`device` in its JSON, as the probe found it).
-pub fn device_from_json(v: &serde_json::Value) -> Option<Device> {
-    let model = [text(v, "model"), text(v, "soc"), text(v, "abi")]
-        .into_iter()
-        .find(|s| !s.is_empty())?;
-    let st = v.get("storage").cloned().unwrap_or_default();
-    Some(Device {
-        model,
-        manufacturer: text(v, "manufacturer"),
-        soc: text(v, "soc"),
-        os: text(v, "os"),
-        kernel: text(v, "kernel"),
-        core_layout: text(v, "core_layout"),
-        abi: text(v, "abi"),
-        cpus: v.get("cpus").and_then(|c| c.as_u64()).map(|c| c as u32),
-        storage: Storage {
-            disk: text(&st, "disk"),
-            disk_model: text(&st, "disk_model"),
-            file_system: text(&st, "file_system"),
-            mount_options: text(&st, "mount_options"),
-        },
-    })
 }
 
 /// The submission of stored result `id`.
@@ -87,21 +57,16 @@ pub fn build(store: &Store, id: i64) -> Result<Submission> {
             }
         }
     }
-    let device = match result.get("device").and_then(device_from_json) {
-        Some(d) => d,
-        None => {
-            let dir = result
-                .pointer("/settings/dir")
-                .and_then(|d| d.as_str())
-                .unwrap_or(".")
-                .to_string();
-            let mut d = Device::from_info(&crate::device::probe::local(&dir));
-            for f in [&mut d.model, &mut d.soc, &mut d.os, &mut d.kernel] {
-                f.truncate(super::submission::MAX_FIELD_BYTES);
-            }
-            d
-        }
-    };
+    // A run pulled from a device carries the device's probe; else this machine is probed
+    // where the result's files were.
+    let pulled = result
+        .get("device")
+        .and_then(|d| serde_json::from_value::<DeviceInfo>(d.clone()).ok());
+    let info = pulled.unwrap_or_else(|| {
+        let dir = result.pointer("/settings/dir").and_then(|d| d.as_str());
+        crate::device::probe::local(dir.unwrap_or("."))
+    });
+    let device = Device::from_info(&info);
     Ok(Submission {
         schema: SCHEMA,
         kind,

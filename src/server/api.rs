@@ -45,7 +45,7 @@ fn int_param(rq: &Req, key: &str, default: i64) -> Result<i64, Reply> {
     }
 }
 
-fn category(id: &str) -> Result<categories::Category, Reply> {
+fn category(id: &str) -> Result<&'static categories::Category, Reply> {
     categories::find(id).ok_or_else(|| {
         not_found(format!(
             "no category {} (GET /api/v1/categories lists them)",
@@ -93,7 +93,7 @@ fn health(state: &State) -> Result<Reply, Reply> {
     let results = state
         .db
         .read()
-        .and_then(|mut c| super::db::schema::count(&mut **c, "results"))
+        .and_then(|mut c| super::db::schema::results_count(&mut **c))
         .map_err(db_error)?;
     let db = match state.db.dialect() {
         super::db::Dialect::Sqlite => "sqlite",
@@ -143,7 +143,7 @@ fn one(state: &State, id: &str) -> Result<Reply, Reply> {
 
 #[derive(Serialize)]
 struct RankingReply {
-    category: categories::Category,
+    category: &'static categories::Category,
     min_results: i64,
     rule: &'static str,
     top: Vec<rankings::Ranked>,
@@ -152,7 +152,7 @@ struct RankingReply {
 fn ranking(state: &State, rq: &Req, c: &str) -> Result<Reply, Reply> {
     let cat = category(c)?;
     let min = int_param(rq, "min_results", state.config.min_results)?;
-    let top = rankings::top(&state.db, &cat, min, rankings::TOP).map_err(db_error)?;
+    let top = rankings::top(&state.db, cat, min, rankings::TOP).map_err(db_error)?;
     Ok(Reply::json(
         200,
         &RankingReply {

@@ -31,8 +31,13 @@ fn cat(id: &str, title: &str, unit: &'static str, higher: bool) -> Category {
     }
 }
 
-/// Every category, in the order pages list them.
-pub fn all() -> Vec<Category> {
+/// Every category, in the order pages list them (built once).
+pub fn all() -> &'static [Category] {
+    static ALL: std::sync::OnceLock<Vec<Category>> = std::sync::OnceLock::new();
+    ALL.get_or_init(build)
+}
+
+fn build() -> Vec<Category> {
     let mut v = vec![
         cat("seq-read", "Sequential read", "MiB/s", true),
         cat("seq-write", "Sequential write", "MiB/s", true),
@@ -70,8 +75,8 @@ pub fn all() -> Vec<Category> {
 }
 
 /// The category named `id`, if there is one.
-pub fn find(id: &str) -> Option<Category> {
-    all().into_iter().find(|c| c.id == id)
+pub fn find(id: &str) -> Option<&'static Category> {
+    all().iter().find(|c| c.id == id)
 }
 
 /// The (category, value) pairs a result of `kind` contributes. Values that are not finite
@@ -219,7 +224,7 @@ mod tests {
     #[test]
     fn every_category_is_found_by_its_id() {
         for c in all() {
-            assert_eq!(find(&c.id), Some(c.clone()));
+            assert_eq!(find(&c.id), Some(c));
         }
         assert!(find("ycsb-c.ops").unwrap().higher_is_better);
         assert!(!find("ycsb-c.p95").unwrap().higher_is_better);

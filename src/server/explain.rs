@@ -87,16 +87,16 @@ pub fn points(db: &Db, model: &str, category: &str) -> Result<Vec<Point>> {
     Ok(v)
 }
 
-fn attribute(p: &Point, name: &str) -> String {
-    match name {
-        "storage model" => p.storage_model.clone(),
-        "file system" => p.file_system.clone(),
-        "OS" => p.os.clone(),
-        _ => p.kernel.clone(),
-    }
-}
+/// Where a point keeps one attribute.
+type Field = fn(&Point) -> &str;
 
-const ATTRIBUTES: [&str; 4] = ["storage model", "file system", "OS", "kernel"];
+/// The attributes clusters are explained by: name and where a point keeps it.
+const ATTRIBUTES: [(&str, Field); 4] = [
+    ("storage model", |p| &p.storage_model),
+    ("file system", |p| &p.file_system),
+    ("OS", |p| &p.os),
+    ("kernel", |p| &p.kernel),
+];
 
 fn groups<'a>(
     points: impl Iterator<Item = &'a Point>,
@@ -130,10 +130,10 @@ pub fn view(category: &str, stats: Ranked, points: &[Point]) -> CategoryView {
             let members = &sorted[c.from..c.to];
             let attributes = ATTRIBUTES
                 .iter()
-                .map(|&a| {
+                .map(|&(a, of)| {
                     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
                     for p in members {
-                        *counts.entry(attribute(p, a)).or_default() += 1;
+                        *counts.entry(of(p).to_string()).or_default() += 1;
                     }
                     let (value, count) = counts
                         .into_iter()
@@ -166,7 +166,7 @@ pub fn view(category: &str, stats: Ranked, points: &[Point]) -> CategoryView {
                     .collect();
                 tops.len() == clusters.len()
             })
-            .map(|(_, a)| *a)
+            .map(|(_, a)| a.0)
             .collect()
     };
     CategoryView {

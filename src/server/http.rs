@@ -60,15 +60,6 @@ impl Reply {
         }
     }
 
-    pub fn text(status: u16, text: String) -> Reply {
-        Reply {
-            status,
-            content_type: "text/plain; charset=utf-8",
-            body: text.into_bytes(),
-            retry_after: None,
-        }
-    }
-
     /// A JSON error.
     pub fn error(status: u16, field: Option<&str>, message: impl Into<String>) -> Reply {
         let mut e = serde_json::Map::new();

@@ -67,12 +67,6 @@ impl Row {
             _ => 0,
         }
     }
-    pub fn opt_int(&self, i: usize) -> Option<i64> {
-        match self.0.get(i) {
-            Some(Value::Null) | None => None,
-            _ => Some(self.int(i)),
-        }
-    }
     pub fn real(&self, i: usize) -> f64 {
         match self.0.get(i) {
             Some(Value::Real(v)) => *v,

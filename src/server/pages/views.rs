@@ -20,7 +20,7 @@ fn missing(message: &str) -> Reply {
     )
 }
 
-fn category(id: &str) -> Result<categories::Category, Reply> {
+fn category(id: &str) -> Result<&'static categories::Category, Reply> {
     categories::find(id).ok_or_else(|| missing(&format!("There is no category {id}.")))
 }
 
@@ -35,7 +35,7 @@ pub fn index(state: &State) -> Page {
          <th class=\"num\">models ranked</th><th>leader</th><th class=\"num\">mean</th></tr>\n",
     );
     for c in categories::all() {
-        let top = rankings::top(&state.db, &c, state.config.min_results, rankings::TOP)
+        let top = rankings::top(&state.db, c, state.config.min_results, rankings::TOP)
             .map_err(db_error)?;
         let (leader, mean) = top.first().map_or((String::from("—"), String::new()), |r| {
             (device_link(&r.model), num(r.mean))
@@ -70,7 +70,7 @@ pub fn index(state: &State) -> Page {
 pub fn ranking(state: &State, id: &str) -> Page {
     let c = category(id)?;
     let min = state.config.min_results;
-    let top = rankings::top(&state.db, &c, min, rankings::TOP).map_err(db_error)?;
+    let top = rankings::top(&state.db, c, min, rankings::TOP).map_err(db_error)?;
     let all = rankings::by_first_seen(&state.db, &c.id).map_err(db_error)?;
     let order = if c.higher_is_better {
         "highest"
@@ -320,12 +320,13 @@ pub fn result(state: &State, id: &str) -> Page {
         value,
     } in &row.metrics
     {
-        let (title, unit) = categories::find(cat).map_or((cat.clone(), ""), |c| (c.title, c.unit));
+        let (title, unit) =
+            categories::find(cat).map_or((cat.as_str(), ""), |c| (c.title.as_str(), c.unit));
         let _ = writeln!(
             body,
             r#"<tr><td><a href="/rankings/{}">{}</a></td><td class="num">{} {}</td></tr>"#,
             enc(cat),
-            esc(&title),
+            esc(title),
             num(*value),
             esc(unit)
         );
