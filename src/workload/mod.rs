@@ -9,6 +9,7 @@
 pub mod bounds;
 pub mod delay;
 pub mod generators;
+pub mod import;
 #[cfg(test)]
 mod golden_tests;
 pub mod keys;
