@@ -8,10 +8,12 @@
 
 pub mod bounds;
 pub mod delay;
+#[cfg(test)]
+mod delay_fit_tests;
 pub mod generators;
-pub mod import;
 #[cfg(test)]
 mod golden_tests;
+pub mod import;
 pub mod keys;
 pub mod model;
 pub mod op;
