@@ -9,6 +9,7 @@
 
 pub mod args;
 pub mod crash_vfs;
+pub mod fsrec;
 pub mod killed;
 pub mod redb;
 pub mod report;
