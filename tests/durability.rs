@@ -24,6 +24,9 @@ fn plan(crashes: u64) -> Plan {
         seed: 7,
         torn: false,
         replay: None,
+        replay_state: 0,
+        replay_dir: None,
+        states: 1,
         timed: false,
     }
 }

@@ -23,6 +23,9 @@ fn plan(acknowledged_txns: u64) -> Plan {
         seed: 3,
         torn: false,
         replay: None,
+        replay_state: 0,
+        replay_dir: None,
+        states: 1,
         timed: false,
     }
 }

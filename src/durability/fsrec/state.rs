@@ -133,8 +133,8 @@ impl Image {
 }
 
 /// Crash states of one recording under one model.
-pub struct Builder<'a> {
-    pub rec: &'a Recording,
+pub struct Builder {
+    pub rec: Recording,
     pub model: Model,
     pub durable: Vec<usize>,
     /// The image after ops `..done`, all of them kept.
@@ -142,36 +142,36 @@ pub struct Builder<'a> {
     done: usize,
 }
 
-impl<'a> Builder<'a> {
-    pub fn new(rec: &'a Recording, model: Model) -> Self {
+impl Builder {
+    pub fn new(rec: Recording, model: Model) -> Self {
         Builder {
-            rec,
             model,
-            durable: super::model::durable_at(rec, model),
-            prefix: Image::initial(rec),
+            durable: super::model::durable_at(&rec, model),
+            prefix: Image::initial(&rec),
             done: 0,
+            rec,
         }
     }
 
     /// The optional calls when the power fails before op `point` (0-based).
     pub fn space(&self, point: usize) -> Space {
-        Space::at(self.rec, &self.durable, self.model, point)
+        Space::at(&self.rec, &self.durable, self.model, point)
     }
 
     /// The image for `choice` at `space`, and each call's fate from `space.first_open`.
     pub fn state(&mut self, space: &Space, choice: &Choice) -> (Image, Vec<Fate>) {
         if self.done > space.first_open {
-            self.prefix = Image::initial(self.rec);
+            self.prefix = Image::initial(&self.rec);
             self.done = 0;
         }
         for i in self.done..space.first_open {
-            self.prefix.apply(self.rec, i, &Fate::Kept);
+            self.prefix.apply(&self.rec, i, &Fate::Kept);
         }
         self.done = space.first_open;
         let mut image = self.prefix.clone();
-        let fates = fates(self.rec, &self.durable, self.model, space, choice);
+        let fates = fates(&self.rec, &self.durable, self.model, space, choice);
         for (k, fate) in fates.iter().enumerate() {
-            image.apply(self.rec, space.first_open + k, fate);
+            image.apply(&self.rec, space.first_open + k, fate);
         }
         (image, fates)
     }

@@ -19,7 +19,7 @@ fn rec(files: &[(&str, &[u8])]) -> Recording {
 
 /// Every state at the crash before op `point` (0-based; `ops.len()`: after them all).
 fn states(r: &Recording, m: Model, point: usize) -> Vec<Image> {
-    let mut b = Builder::new(r, m);
+    let mut b = Builder::new(r.clone(), m);
     let space = b.space(point);
     (0..space.states(64))
         .map(|v| {
@@ -114,7 +114,7 @@ fn a_torn_write_keeps_some_sectors_and_not_others() {
     let mut r = rec(&[("db", &[0u8; 1024])]);
     r.write(0, 0, &[0xAA; 1024]);
     let end = r.ops.len();
-    let mut b = Builder::new(&r, Model::Ext4Ordered);
+    let mut b = Builder::new(r.clone(), Model::Ext4Ordered);
     let space = b.space(end);
     assert_eq!(space.data, vec![0]);
     let torn = Choice {
@@ -129,7 +129,7 @@ fn a_torn_write_keeps_some_sectors_and_not_others() {
     // A write across a sector boundary tears at the boundary: 100..600 touches two sectors.
     let mut r = rec(&[("db", &[0u8; 1024])]);
     r.write(0, 100, &[0xBB; 500]);
-    let mut b = Builder::new(&r, Model::F2fsPosix);
+    let mut b = Builder::new(r.clone(), Model::F2fsPosix);
     let space = b.space(1);
     let (image, _) = b.state(
         &space,
