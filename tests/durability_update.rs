@@ -178,7 +178,7 @@ fn process_crash_engines_refuse_the_update_workload() {
     .expect_code(2);
     assert!(
         out.stderr
-            .contains("--workload update: lmdb is tested by killing its process"),
+            .contains("--workload update: lmdb runs through the engine's key-value interface"),
         "{}",
         out.stderr
     );
