@@ -28,6 +28,36 @@ fn main() {
     #[cfg(feature = "berkeleydb")]
     berkeleydb();
     bare_loop();
+    recorder();
+}
+
+/// The LD_PRELOAD recorder of `durability`'s power-loss models (`src/durability/recorder.c`),
+/// built as a shared object that the binary embeds and writes out when it runs. Where the
+/// target cannot build one (a static device build), an empty file is embedded and `durability`
+/// says the recorder is not available in this build.
+fn recorder() {
+    println!("cargo:rerun-if-changed=src/durability/recorder.c");
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
+    let so = out.join("pocketbench_recorder.so");
+    let built = cc::Build::new()
+        .opt_level(2)
+        .pic(true)
+        .cargo_metadata(false)
+        .try_get_compiler()
+        .ok()
+        .and_then(|c| {
+            c.to_command()
+                .args(["-shared", "-fPIC", "-O2", "-Wall", "-o"])
+                .arg(&so)
+                .arg("src/durability/recorder.c")
+                .args(["-ldl", "-lpthread"])
+                .status()
+                .ok()
+        })
+        .is_some_and(|s| s.success());
+    if !built {
+        let _ = std::fs::write(&so, b"");
+    }
 }
 
 /// The bare C loop over the SQLite C API that `benches/saturation` compares pocketbench with.
