@@ -102,7 +102,7 @@ pub fn test_fill() {
     let Some(dirs) = std::env::var_os("POCKETBENCH_TEST_FILL") else {
         return;
     };
-    for dir in std::env::split_paths(&dirs) {
+    for dir in std::env::split_paths(&dirs).filter(|d| !d.as_os_str().is_empty()) {
         if let Ok(mut f) = std::fs::File::create(dir.join(".pocketbench-fill")) {
             use std::io::Write;
             let block = vec![0u8; 64 << 10];
@@ -225,7 +225,7 @@ pub(super) fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<IdMap
 }
 
 /// Remove a store file and its WAL and shared-memory files; true when the store is gone.
-fn remove_store_files(path: &Path) -> bool {
+pub(super) fn remove_store_files(path: &Path) -> bool {
     let gone = std::fs::remove_file(path).is_ok();
     for ext in ["-wal", "-shm", "-journal"] {
         let mut p = path.as_os_str().to_owned();
