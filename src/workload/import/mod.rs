@@ -7,7 +7,13 @@
 //! gigabyte of logcat is read in constant memory), returns the records a line completes, and
 //! counts the lines it recognised, skipped and dropped.
 
+pub mod convert;
+pub mod jsonl;
+pub mod pipeline;
 pub mod record;
+pub mod schema;
+pub mod source;
+pub mod sqltext;
 
 pub use record::{ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord};
 
