@@ -124,6 +124,8 @@ pub struct Converter<'a> {
     shift: u64,
     base: Option<u64>,
     conns: HashMap<String, u32>,
+    /// The latest start fed per connection key.
+    conn_starts: HashMap<String, u64>,
     txns: Vec<Txn>,
     pending: Option<TimedOp>,
     last_offset: u64,
@@ -144,6 +146,7 @@ impl<'a> Converter<'a> {
             shift: 0,
             base: None,
             conns: HashMap::new(),
+            conn_starts: HashMap::new(),
             txns: Vec::new(),
             pending: None,
             last_offset: 0,
@@ -169,7 +172,12 @@ impl<'a> Converter<'a> {
             self.out.settings.insert(k, v);
             return Ok(());
         }
-        let start = s.start_ns();
+        // A connection runs one statement at a time: never before its previous one (a
+        // coarse duration can put an end-stamped start there).
+        let key = connection_key(&s);
+        let last = self.conn_starts.entry(key).or_default();
+        let start = s.start_ns().max(*last);
+        *last = start;
         self.newest = self.newest.max(start);
         self.heap.push(Queued(start, self.fed, s));
         self.fed += 1;
@@ -233,12 +241,7 @@ impl<'a> Converter<'a> {
             }
             return Ok(0);
         }
-        let key = match (&s.conn, s.pid, s.tid) {
-            (Some(c), _, _) => c.clone(),
-            (None, Some(p), Some(t)) => format!("pid {p} tid {t}"),
-            (None, Some(p), None) => format!("pid {p}"),
-            _ => String::new(),
-        };
+        let key = connection_key(s);
         let n = self.conns.len() as u32;
         if let Some(c) = self.conns.get(&key) {
             return Ok(*c);
@@ -371,6 +374,16 @@ impl<'a> Converter<'a> {
         self.out.run_ops += 1;
         self.pending = Some(op);
         Ok(())
+    }
+}
+
+/// What names a statement's connection: the log's connection, else its pid and tid.
+fn connection_key(s: &StatementRecord) -> String {
+    match (&s.conn, s.pid, s.tid) {
+        (Some(c), _, _) => c.clone(),
+        (None, Some(p), Some(t)) => format!("pid {p} tid {t}"),
+        (None, Some(p), None) => format!("pid {p}"),
+        _ => String::new(),
     }
 }
 
