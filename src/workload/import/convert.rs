@@ -178,25 +178,35 @@ impl<'a> Converter<'a> {
         let last = self.conn_starts.entry(key).or_default();
         let start = s.start_ns().max(*last);
         *last = start;
-        self.newest = self.newest.max(start);
-        self.heap.push(Queued(start, self.fed, s));
+        let mut s = s;
+        s.t_ns = start;
+        s.stamp = super::record::Stamp::Start;
+        // Merged into one stream, statements go in completion order: a transaction that waited
+        // for another connection's lock then follows that connection's COMMIT, as it ran.
+        let order = if self.rules.merge_connections {
+            start.saturating_add(s.dur_ns.unwrap_or(0))
+        } else {
+            start
+        };
+        self.newest = self.newest.max(order);
+        self.heap.push(Queued(order, self.fed, s));
         self.fed += 1;
         while let Some(top) = self.heap.peek() {
             if self.heap.len() <= REORDER_MAX && top.0.saturating_add(REORDER_NS) > self.newest {
                 break;
             }
-            let Some(Queued(start, _, s)) = self.heap.pop() else {
+            let Some(Queued(_, _, s)) = self.heap.pop() else {
                 break;
             };
-            self.convert(start, s, emit)?;
+            self.convert(s, emit)?;
         }
         Ok(())
     }
 
     /// The log ended: convert what is queued and close what is left open.
     pub fn finish(mut self, emit: &mut dyn FnMut(TimedOp) -> Result<()>) -> Result<Converted> {
-        while let Some(Queued(start, _, s)) = self.heap.pop() {
-            self.convert(start, s, emit)?;
+        while let Some(Queued(_, _, s)) = self.heap.pop() {
+            self.convert(s, emit)?;
         }
         for conn in 0..self.txns.len() {
             let t = &self.txns[conn];
@@ -309,12 +319,11 @@ impl<'a> Converter<'a> {
 
     fn convert(
         &mut self,
-        start: u64,
         s: StatementRecord,
         emit: &mut dyn FnMut(TimedOp) -> Result<()>,
     ) -> Result<()> {
-        // Beyond the reorder buffer: keep it, at the latest start seen.
-        let start = start.max(self.last_start);
+        // Beyond the reorder buffer (or merged in completion order): at the latest start seen.
+        let start = s.t_ns.max(self.last_start);
         self.last_start = start;
         let origin = *self.origin.get_or_insert(start);
         let rel = start - origin;
