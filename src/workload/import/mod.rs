@@ -7,12 +7,18 @@
 //! gigabyte of logcat is read in constant memory), returns the records a line completes, and
 //! counts the lines it recognised, skipped and dropped.
 
+pub mod convert;
 pub mod dumpsys;
 pub mod feed;
+pub mod jsonl;
+pub mod lexer;
 pub mod logcat;
 pub mod logcat_line;
 pub mod phonelab;
+pub mod pipeline;
 pub mod record;
+pub mod schema;
+pub mod source;
 pub mod sqlite_trace;
 pub mod sqltext;
 
@@ -48,19 +54,18 @@ pub trait LogFormat {
     }
 }
 
-/// Every front end but `jsonl`, in the order auto-detection tries them.
+/// A fresh instance of every front end ([`source::FRONT_ENDS`]), in the order auto-detection
+/// tries them.
 pub fn front_ends() -> Vec<Box<dyn LogFormat>> {
-    vec![
-        Box::new(phonelab::PhoneLab::new()),
-        Box::new(dumpsys::DumpsysDbinfo::new()),
-        Box::new(logcat::AndroidLogcat::new()),
-        Box::new(sqlite_trace::SqliteTrace::new()),
-    ]
+    source::FRONT_ENDS.iter().map(|f| (f.new)()).collect()
 }
 
 /// A fresh front end by its `--format` name.
 pub fn front_end(name: &str) -> Option<Box<dyn LogFormat>> {
-    front_ends().into_iter().find(|f| f.name() == name)
+    source::FRONT_ENDS
+        .iter()
+        .find(|f| f.name == name)
+        .map(|f| (f.new)())
 }
 
 /// Lines auto-detection reads before choosing a format.
