@@ -73,7 +73,7 @@ pub struct RunArgs {
     /// Replay in the loading process without evicting the page cache.
     #[arg(long)]
     pub warm: bool,
-    /// The JVM engines (h2, bdb-je, sqlite-jdbc): cold runs a fresh JVM with no warm-up, as an
+    /// The JVM engines (h2, bdb-je, sqlite-jdbc, nitrite, objectbox): cold runs a fresh JVM with no warm-up, as an
     /// app starts; warm first runs the run phase once untimed (rolled back), like a JMH warm-up.
     #[arg(long, value_enum, default_value_t = crate::run::jvm::JvmMode::Cold)]
     pub jvm_mode: crate::run::jvm::JvmMode,
