@@ -196,6 +196,9 @@ pub fn check(run: &ModelsRun) -> Option<(Roles, Vec<Check>)> {
     Some((roles, out))
 }
 
+/// A figure read off an engine's results.
+type Measure = fn(&EngineScale) -> Option<f64>;
+
 /// The five findings on the relational, document and object engines' results at one scale.
 pub fn at_scale(r: &EngineScale, d: &EngineScale, o: &EngineScale, tuples: u32) -> Vec<Check> {
     let mut out = Vec::new();
@@ -245,7 +248,7 @@ pub fn at_scale(r: &EngineScale, d: &EngineScale, o: &EngineScale, tuples: u32) 
         push(2, Verdict::faster(rt, dt), figures, cause);
     }
     // 3: the object store quickest at create, insert, tests 1 and 2.
-    let phases: [(&str, fn(&EngineScale) -> Option<f64>); 4] = [
+    let phases: [(&str, Measure); 4] = [
         ("create", |e| Some(e.create_ns as f64)),
         ("insert", |e| Some(e.insert_ns as f64)),
         ("test 1", |e| mean(e, Test::LookupId)),

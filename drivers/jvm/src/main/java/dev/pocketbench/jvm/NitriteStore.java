@@ -76,7 +76,7 @@ final class NitriteStore implements Store {
         coll = main;
     }
 
-    private Document document(Op op, Model.Request r) {
+    private Document document(Model.Request r) {
         Document d = Document.createDocument();
         for (int i = 0; i < model.fieldCount; i++) {
             if (r.texts[i] != null) {
@@ -132,12 +132,12 @@ final class NitriteStore implements Store {
                 return rows;
             }
             case Op.INSERT:
-                return coll.insert(document(op, r).put("key", r.key)).getAffectedCount();
+                return coll.insert(document(r).put("key", r.key)).getAffectedCount();
             case Op.UPDATE:
-                return coll.update(where("key").eq(r.key), document(op, r)).getAffectedCount();
+                return coll.update(where("key").eq(r.key), document(r)).getAffectedCount();
             case Op.RMW:
                 pointRead(r.key);
-                return coll.update(where("key").eq(r.key), document(op, r)).getAffectedCount();
+                return coll.update(where("key").eq(r.key), document(r)).getAffectedCount();
             default:
                 throw Fail.input("nitrite runs key-value workloads only");
         }
