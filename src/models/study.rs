@@ -136,20 +136,25 @@ fn spent(e: &EngineScale, test: Test) -> String {
 pub fn plan(engine: &str, test: Option<Test>) -> &'static str {
     use Test::*;
     match (engine, test) {
-        ("sqlite" | "h2" | "berkeleydb-sql", None) => "a file and two CREATE TABLEs",
+        ("h2", None) => "in a fresh JVM: H2's classes loaded, a file and two CREATE TABLEs",
+        ("sqlite" | "berkeleydb-sql", None) => "a file and two CREATE TABLEs",
         ("sqlite" | "h2" | "berkeleydb-sql", Some(LookupId)) => "primary-key B-tree search",
         ("sqlite" | "h2" | "berkeleydb-sql", Some(GroupBuyer)) => {
             "GROUP BY over a full table scan (buyer not indexed)"
         }
         ("sqlite" | "h2" | "berkeleydb-sql", Some(_)) => "the test's SQL, prepared once",
-        ("nitrite", None) => "an MVStore file and four index definitions",
+        ("nitrite", None) => {
+            "in a fresh JVM: Nitrite's and MVStore's classes loaded, a file, four indexes"
+        }
         ("nitrite", Some(LookupId)) => "find on the unique index on id",
         ("nitrite", Some(GroupAge | GroupBuyer)) => {
             "every document read through find() and grouped in the app"
         }
         ("nitrite", Some(JoinAge)) => "buyers by the age index, then find(buyer in ids)",
         ("nitrite", Some(_)) => "find with a filter",
-        ("objectbox", None) => "the native core opening a store directory with the model",
+        ("objectbox", None) => {
+            "in a fresh JVM: the native core unpacked and loaded (JNI), a store directory opened"
+        }
         ("objectbox", Some(LookupId)) => "box.get(id)",
         ("objectbox", Some(GroupAge)) => "a property query of every age, counted in the app",
         ("objectbox", Some(GroupBuyer)) => "every sale read (getAll) and summed in the app",
