@@ -112,6 +112,21 @@ fn mean(e: &EngineScale, test: Test) -> Option<f64> {
         .map(|t| t.mean_ns as f64)
 }
 
+/// " (K of N in the budget)" when `test` ran past its budget on `e`, else nothing.
+fn over(e: &EngineScale, test: Test) -> String {
+    e.tests
+        .iter()
+        .find(|t| t.test == test && t.exceeded_budget.is_some())
+        .map(|t| {
+            format!(
+                " ({} of {} in the budget)",
+                t.executions.len(),
+                super::query::EXECUTIONS
+            )
+        })
+        .unwrap_or_default()
+}
+
 fn ms(ns: f64) -> String {
     crate::output::units::ns(ns.round() as u64)
 }
@@ -226,14 +241,17 @@ pub fn at_scale(r: &EngineScale, d: &EngineScale, o: &EngineScale, tuples: u32) 
     ) {
         let v = Verdict::all(&[Verdict::faster(rt, dt), Verdict::faster(rt, ot)]);
         let figures = format!(
-            "test 5 mean: {} {}, {} {} ({:.1}x), {} {} ({:.1}x)",
+            "test 5 mean: {} {}{}, {} {}{} ({:.1}x), {} {}{} ({:.1}x)",
             r.engine,
             ms(rt),
+            over(r, Test::GroupBuyer),
             d.engine,
             ms(dt),
+            over(d, Test::GroupBuyer),
             ratio(rt, dt),
             o.engine,
             ms(ot),
+            over(o, Test::GroupBuyer),
             ratio(rt, ot)
         );
         let cause = [r, d, o].map(|e| side(e, Test::GroupBuyer)).join(" | ");
