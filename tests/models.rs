@@ -223,6 +223,26 @@ fn the_command_stores_prints_and_exports_a_run() {
             .len(),
         10
     );
+    // No document or object store in this run: the study's findings are not checked.
+    let study = pb(["models", "--study", "--results", arg(&store)]).expect_ok();
+    assert!(
+        study
+            .stdout
+            .contains("the study's findings: not checked (the run needs a relational, a document and an object engine)"),
+        "{}",
+        study.stdout
+    );
+    // The list says each engine's role and which ones apps ship.
+    let list = pb(["models", "--list"]).expect_ok().stdout;
+    let sqlite = list.lines().find(|l| l.starts_with("sqlite ")).unwrap();
+    assert!(
+        sqlite.contains("relational") && sqlite.contains("yes"),
+        "{list}"
+    );
+    assert!(
+        list.contains("lmdb+index") && list.contains("app-kept indexes"),
+        "{list}"
+    );
     let rows = std::fs::read_to_string(&csv).unwrap();
     // Header, then 2 engines × 2 scales × 6 tests.
     assert_eq!(rows.lines().count(), 1 + 24, "{rows}");
