@@ -234,8 +234,10 @@ fn a_value_corrupted_after_the_load_fails_every_read_of_it() {
 #[test]
 fn context_switches_are_the_replaying_threads() {
     let sb = Sandbox::new();
-    // 40 operations each 2 ms after the previous one: the replaying thread sleeps before each,
-    // so it leaves the CPU at least 40 times of its own accord.
+    // 40 operations, each after the first due 2 ms after the previous one's end: the replaying
+    // thread sleeps 39 times, and leaves the CPU each time (of its own accord, or preempted
+    // just before it blocks on a loaded machine). The process's own counters (the launcher
+    // thread waiting in `main`) would show about one switch.
     let trace = trace_gen(
         &sb,
         "sleepy.pbt",
@@ -263,10 +265,13 @@ fn context_switches_are_the_replaying_threads() {
     let r: serde_json::Value =
         serde_json::from_slice(&std::fs::read(sb.path("r.json")).unwrap()).unwrap();
     let p = &r["process"];
-    assert!(p["voluntary_ctx_switches"].as_u64().unwrap() >= 40, "{p}");
-    // Its scheduler statistics too: on the CPU at least once per operation.
+    let switches = p["voluntary_ctx_switches"].as_u64().unwrap()
+        + p["involuntary_ctx_switches"].as_u64().unwrap();
+    assert!(switches >= 39, "{p}");
+    assert!(p["voluntary_ctx_switches"].as_u64().unwrap() >= 20, "{p}");
+    // Its scheduler statistics too: back on a CPU after every sleep.
     if !p["schedstat"].is_null() {
-        assert!(p["schedstat"]["timeslices"].as_u64().unwrap() >= 40, "{p}");
+        assert!(p["schedstat"]["timeslices"].as_u64().unwrap() >= 39, "{p}");
     }
 }
 
