@@ -2,7 +2,8 @@
 //! seed, worked out independently (by hand for the first xorshift step, the rest by a separate
 //! model of the generator); every engine of the build, each through its own plans, gives the
 //! answer computed straight from the rows, for every test and execution, at two small scales
-//! (with and without app-maintained indexes); a test that runs past its budget is recorded as
+//! (with and without app-maintained indexes), the JVM engines (H2, Nitrite, ObjectBox) through
+//! the driver; a test that runs past its budget is recorded as
 //! such, not a crash; answers that differ between engines are found; through the binary a run
 //! is stored, printed again with `--show`, exported as CSV, and bad flags exit 2 with one line
 //! and store nothing.
@@ -109,8 +110,11 @@ fn every_engine_gives_the_reference_answer_to_every_execution() {
     }
     for tuples in [1, 40] {
         let data = DataSet::generate(7, tuples, 3);
-        // H2 runs in the JVM driver: checked through a whole run below.
-        for engine in engines.iter().filter(|e| *e != "h2") {
+        // H2, Nitrite and ObjectBox run in the JVM driver: checked through a whole run below.
+        for engine in engines
+            .iter()
+            .filter(|e| !models::jvm::ENGINES.contains(&e.as_str()))
+        {
             let dir = tempfile::tempdir().unwrap();
             let mut store = models::create(engine, dir.path()).unwrap();
             store.insert(&data).unwrap();
@@ -218,6 +222,26 @@ fn the_command_stores_prints_and_exports_a_run() {
             .unwrap()
             .len(),
         10
+    );
+    // No document or object store in this run: the study's findings are not checked.
+    let study = pb(["models", "--study", "--results", arg(&store)]).expect_ok();
+    assert!(
+        study
+            .stdout
+            .contains("the study's findings: not checked (the run needs a relational, a document and an object engine)"),
+        "{}",
+        study.stdout
+    );
+    // The list says each engine's role and which ones apps ship.
+    let list = pb(["models", "--list"]).expect_ok().stdout;
+    let sqlite = list.lines().find(|l| l.starts_with("sqlite ")).unwrap();
+    assert!(
+        sqlite.contains("relational") && sqlite.contains("yes"),
+        "{list}"
+    );
+    assert!(
+        list.contains("lmdb+index") && list.contains("app-kept indexes"),
+        "{list}"
     );
     let rows = std::fs::read_to_string(&csv).unwrap();
     // Header, then 2 engines × 2 scales × 6 tests.
@@ -351,16 +375,23 @@ fn the_governor_is_set_and_restored_and_think_time_is_recorded() {
 }
 
 #[test]
-fn h2_in_the_jvm_gives_the_reference_answer_to_every_execution() {
+fn the_jvm_engines_give_the_reference_answer_to_every_execution() {
     assert!(
         models::jvm::available(),
-        "H2 needs a Java runtime and the JVM driver (`mvn -f drivers/jvm/pom.xml package`; scripts/test.sh builds it)"
+        "H2, Nitrite and ObjectBox need a Java runtime and the JVM driver (`mvn -f drivers/jvm/pom.xml package`; scripts/test.sh builds it)"
     );
-    assert!(models::engines().iter().any(|e| e == "h2"));
+    let engines: Vec<String> = models::jvm::ENGINES
+        .iter()
+        .filter(|e| models::jvm::runs_here(e))
+        .map(|e| e.to_string())
+        .collect();
+    for e in &engines {
+        assert!(models::engines().contains(e), "{e}");
+    }
     for tuples in [1, 40] {
         let data = DataSet::generate(7, tuples, 3);
         let req = models::Request {
-            engines: vec!["h2".into()],
+            engines: engines.clone(),
             scales: vec![tuples],
             tests: Test::ALL.to_vec(),
             per_person: 3,
@@ -371,19 +402,28 @@ fn h2_in_the_jvm_gives_the_reference_answer_to_every_execution() {
             governor: None,
         };
         let run = models::measure(&req).unwrap();
-        let h2 = &run.results[0];
-        assert_eq!(h2.kind, models::Kind::Relational);
-        for t in &h2.tests {
-            let want = query::executions(t.test, 7, tuples);
-            assert_eq!(t.executions.len(), want.len(), "{:?}", t.test);
-            for (e, q) in t.executions.iter().zip(&want) {
-                let reference = query::reference(&data, q);
-                assert_eq!(
-                    e.checksum,
-                    reference.checksum(),
-                    "h2, {tuples} tuples, {q:?}"
-                );
-                assert_eq!(e.rows, reference.rows.len() as u64);
+        assert_eq!(run.results.len(), engines.len());
+        for r in &run.results {
+            let kind = match r.engine.as_str() {
+                "h2" => models::Kind::Relational,
+                "nitrite" => models::Kind::Document,
+                _ => models::Kind::Object,
+            };
+            assert_eq!(r.kind, kind, "{}", r.engine);
+            assert_eq!(r.tests.len(), Test::ALL.len(), "{}", r.engine);
+            for t in &r.tests {
+                let want = query::executions(t.test, 7, tuples);
+                assert_eq!(t.executions.len(), want.len(), "{} {:?}", r.engine, t.test);
+                for (e, q) in t.executions.iter().zip(&want) {
+                    let reference = query::reference(&data, q);
+                    assert_eq!(
+                        e.checksum,
+                        reference.checksum(),
+                        "{}, {tuples} tuples, {q:?}",
+                        r.engine
+                    );
+                    assert_eq!(e.rows, reference.rows.len() as u64);
+                }
             }
         }
     }

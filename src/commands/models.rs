@@ -1,6 +1,7 @@
 //! `pocketbench models`: run the data-model study on every engine and scale asked for, print
 //! the tables (or JSON), optionally a CSV, store the run; `--show` prints a stored one and
-//! `--list` the engines of this build. The flags and the request are
+//! `--list` the engines of this build, their roles and which of them mobile apps ship;
+//! `--study` the study's five findings checked on a stored run. The flags and the request are
 //! [`crate::models::args`]; a run whose engines disagreed on an answer exits 1 (stored).
 
 use crate::error::{Error, Result};
@@ -12,12 +13,16 @@ use crate::results::{store::Store, suites};
 pub fn main(a: &ModelsArgs) -> Result<i32> {
     crate::output::progress::set_quiet(a.quiet || a.json);
     if a.list {
+        println!("{:<18}{:<12}{:<10}role", "engine", "kind", "in apps");
         for e in models::engines() {
-            println!("{e:<18}{}", models::kind(&e).name());
+            let (role, ships) = models::role(&e);
+            let ships = if ships { "yes" } else { "no" };
+            println!("{e:<18}{:<12}{ships:<10}{role}", models::kind(&e).name());
         }
         return Ok(0);
     }
-    let run = if let Some(id) = a.show {
+    let shown = a.show.or(a.study);
+    let run = if let Some(id) = shown {
         if !a.results.is_file() {
             return Err(Error::input(format!(
                 "--results {}: no results store there",
@@ -32,10 +37,16 @@ pub fn main(a: &ModelsArgs) -> Result<i32> {
     } else {
         measure(a)?
     };
-    if a.json {
+    if a.study.is_some() {
+        if a.json {
+            super::print_json(&models::study::check(&run))?;
+        } else {
+            print!("{}", models::study::render(&run));
+        }
+    } else if a.json {
         super::print_json(&run)?;
     } else {
-        print!("{}", render::render(&run));
+        print!("{}{}", render::render(&run), models::study::render(&run));
     }
     Ok(if run.mismatches.is_empty() { 0 } else { 1 })
 }

@@ -1,5 +1,6 @@
-//! The engines that run in a JVM: H2, BerkeleyDB Java Edition and SQLite through JDBC
-//! (xerial sqlite-jdbc). Their descriptors live here like every engine's (options, SQL
+//! The engines that run in a JVM: H2, BerkeleyDB Java Edition, SQLite through JDBC (xerial
+//! sqlite-jdbc), and the document and object databases Android apps ship, Nitrite and
+//! ObjectBox. Their descriptors live here like every engine's (options, SQL
 //! support) so that `pocketbench engines`, `-o` checks and study axes see them; the work is
 //! done by the JVM driver (`drivers/jvm`), which `run` starts for the load and for the replay
 //! ([`crate::run::jvm`]). There is no in-process engine: [`EngineDescriptor::open`] says so.
@@ -10,7 +11,7 @@ use crate::error::{Error, Result};
 use std::path::Path;
 
 /// Names of the JVM engines.
-pub const NAMES: [&str; 3] = ["h2", "bdb-je", "sqlite-jdbc"];
+pub const NAMES: [&str; 5] = ["h2", "bdb-je", "sqlite-jdbc", "nitrite", "objectbox"];
 
 /// Whether `engine` runs in the JVM driver.
 pub fn is_jvm(engine: &str) -> bool {
@@ -19,7 +20,7 @@ pub fn is_jvm(engine: &str) -> bool {
 
 fn in_process(_: &Path, _: &EngineOptions) -> Result<Box<dyn Engine>> {
     Err(Error::input(
-        "this engine runs in the JVM driver (`pocketbench run --engine h2|bdb-je|sqlite-jdbc`), not in this process",
+        "this engine runs in the JVM driver (`pocketbench run --engine h2|bdb-je|sqlite-jdbc|nitrite|objectbox`), not in this process",
     ))
 }
 
@@ -35,6 +36,14 @@ fn je_version() -> String {
 
 fn sqlite_jdbc_version() -> String {
     "3.54.1.0 (JVM driver)".into()
+}
+
+fn nitrite_version() -> String {
+    "4.3.0 (JVM driver)".into()
+}
+
+fn objectbox_version() -> String {
+    "4.0.3 (JVM driver)".into()
 }
 
 pub const H2: EngineDescriptor = EngineDescriptor {
@@ -101,4 +110,22 @@ pub const SQLITE_JDBC: EngineDescriptor = EngineDescriptor {
     supports_sql: true,
     open: in_process,
     version: sqlite_jdbc_version,
+};
+
+pub const NITRITE: EngineDescriptor = EngineDescriptor {
+    name: "nitrite",
+    summary: "Nitrite 4.3 (document database for Java and Android, MVStore storage) in a JVM; key-value workloads",
+    options: &[],
+    supports_sql: false,
+    open: in_process,
+    version: nitrite_version,
+};
+
+pub const OBJECTBOX: EngineDescriptor = EngineDescriptor {
+    name: "objectbox",
+    summary: "ObjectBox 4.0 (object database for Android, native core; x86_64 Linux here) in a JVM; key-value workloads",
+    options: &[],
+    supports_sql: false,
+    open: in_process,
+    version: objectbox_version,
 };

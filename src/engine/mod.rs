@@ -168,6 +168,8 @@ pub const REGISTRY: &[&EngineDescriptor] = &[
     &jvm::H2,
     &jvm::BDB_JE,
     &jvm::SQLITE_JDBC,
+    &jvm::NITRITE,
+    &jvm::OBJECTBOX,
     #[cfg(feature = "berkeleydb")]
     &berkeleydb::DESCRIPTOR,
     #[cfg(feature = "berkeleydb")]

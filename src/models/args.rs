@@ -56,7 +56,11 @@ pub struct ModelsArgs {
     /// Print a stored run (the latest without ID) instead of running.
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "0")]
     pub show: Option<i64>,
-    /// List the engines of this build and exit.
+    /// Print the mobile data-model study's five findings checked on a stored run (the latest
+    /// without ID): each holds, does not hold or is reversed, with its figures and causes.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "0", conflicts_with = "show")]
+    pub study: Option<i64>,
+    /// List the engines of this build, their roles and which ones mobile apps ship, and exit.
     #[arg(long)]
     pub list: bool,
     /// Print the output as JSON instead of text.

@@ -1,19 +1,26 @@
-//! H2 in the data-model study, through the JVM driver (`java -jar pocketbench-jvm.jar models`,
-//! docs/jvm.md): pocketbench hands over the generated tuples (tab-separated files) and every
-//! execution (the test's SQL with its parameters, as JSON); the driver creates the schema,
-//! inserts, runs and times each execution in the JVM (wall and thread CPU time; per-execution
-//! I/O is not seen there) under the budget, and writes each answer's rows back, which are
-//! checksummed here like every engine's.
+//! The JVM engines of the data-model study — H2 (relational), Nitrite (document) and ObjectBox
+//! (object), each in its own idiom — through the JVM driver (`java -jar pocketbench-jvm.jar
+//! models`, docs/jvm.md): pocketbench hands over the generated tuples (tab-separated files) and
+//! every execution (the test's name, its SQL and its parameters, as JSON); the driver creates
+//! the database, inserts, runs and times each execution in the JVM (wall and thread CPU time;
+//! per-execution I/O is not seen there) under the budget, and writes each answer's rows back,
+//! which are checksummed here like every engine's.
 
 use super::data::DataSet;
 use super::query::{self, Answer, Query, Value};
-use super::{EngineScale, Execution, Kind, Request};
+use super::{EngineScale, Execution, Request};
 use crate::error::{Error, Result, ResultExt};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// The relational engines that run in the JVM driver.
-pub const ENGINES: [&str; 1] = ["h2"];
+/// The study engines that run in the JVM driver.
+pub const ENGINES: [&str; 3] = ["h2", "nitrite", "objectbox"];
+
+/// Whether `engine` runs here: ObjectBox's native core is published for x86_64 Linux only
+/// (`objectbox-linux`; docs/models.md says what ARM needs).
+pub fn runs_here(engine: &str) -> bool {
+    engine != "objectbox" || std::env::consts::ARCH == "x86_64"
+}
 
 /// Whether the JVM driver can run here (a Java runtime and the driver's jar).
 pub fn available() -> bool {
@@ -67,6 +74,8 @@ pub fn run_engine(
     tuples: u32,
     dir: &Path,
 ) -> Result<EngineScale> {
+    // Absolute: the driver runs in this directory (crate::run::jvm::invoke).
+    let dir = &std::path::absolute(dir).run_err("the scratch directory")?;
     let people = tsv(
         dir,
         "people.tsv",
@@ -105,7 +114,7 @@ pub fn run_engine(
     let db = dir.join("db");
     std::fs::create_dir_all(&db).run_err(format!("creating {}", db.display()))?;
     let spec = serde_json::json!({
-        "data_dir": db, "ddl": super::sqlite::DDL, "people": people,
+        "engine": engine, "data_dir": db, "ddl": super::sqlite::DDL, "people": people,
         "transactions": transactions, "queries": queries_path, "out": out_path,
         "budget_ns": req.budget_ns.min(i64::MAX as u64),
     });
@@ -167,7 +176,7 @@ pub fn run_engine(
     let insert_ns = out.insert_ns.max(1);
     Ok(EngineScale {
         engine: engine.to_string(),
-        kind: Kind::Relational,
+        kind: super::kind(engine),
         tuples,
         rows: data.rows(),
         create_ns: out.create_ns,

@@ -20,6 +20,7 @@ pub mod query;
 pub mod render;
 pub mod sql_engine;
 pub mod sqlite;
+pub mod study;
 
 use crate::error::{Error, Result};
 use crate::platform::clock::{mono_ns, thread_cpu_ns};
@@ -76,7 +77,12 @@ pub fn engines() -> Vec<String> {
         }
     }
     if jvm::available() {
-        out.extend(jvm::ENGINES.iter().map(|e| e.to_string()));
+        out.extend(
+            jvm::ENGINES
+                .iter()
+                .filter(|e| jvm::runs_here(e))
+                .map(|e| e.to_string()),
+        );
     }
     for e in KV_ENGINES {
         if crate::engine::descriptor(e).is_ok() {
@@ -95,9 +101,43 @@ pub fn engines() -> Vec<String> {
 pub fn kind(name: &str) -> Kind {
     match name {
         "sqlite" | "berkeleydb-sql" | "h2" => Kind::Relational,
-        "polodb" => Kind::Document,
-        "native_db" => Kind::Object,
+        "polodb" | "nitrite" => Kind::Document,
+        "native_db" | "objectbox" => Kind::Object,
         _ => Kind::KeyValue,
+    }
+}
+
+/// The role `name` plays in the study, and whether mobile apps ship it: the study's findings
+/// are about the engines users choose between.
+pub fn role(name: &str) -> (&'static str, bool) {
+    match name {
+        "sqlite" => (
+            "relational: the study's SQLite, bundled with Android and iOS",
+            true,
+        ),
+        "h2" => (
+            "relational: a Java SQL database some Android apps embed",
+            true,
+        ),
+        "berkeleydb-sql" => (
+            "relational: BerkeleyDB's SQLite-compatible front end",
+            false,
+        ),
+        "nitrite" => (
+            "document: Couchbase Lite's role; the document store Android apps ship",
+            true,
+        ),
+        "objectbox" => (
+            "object: db4o's role; the object database Android apps ship",
+            true,
+        ),
+        "polodb" => ("document: a Rust stand-in (no mobile app ships it)", false),
+        "native_db" => ("object: a Rust stand-in (no mobile app ships it)", false),
+        n if n.ends_with("+index") => ("key-value: hand-written plans and app-kept indexes", false),
+        _ => (
+            "key-value: hand-written plans over get, put and scan",
+            false,
+        ),
     }
 }
 

@@ -77,8 +77,9 @@ pub struct RunArgs {
     /// order (default: each connection on its own thread and connection).
     #[arg(long)]
     pub merge_connections: bool,
-    /// The JVM engines (h2, bdb-je, sqlite-jdbc): cold runs a fresh JVM with no warm-up, as an
-    /// app starts; warm first runs the run phase once untimed (rolled back), like a JMH warm-up.
+    /// The JVM engines (h2, bdb-je, sqlite-jdbc, nitrite, objectbox): cold runs a fresh JVM
+    /// with no warm-up, as an app starts; warm first runs the run phase once untimed (rolled
+    /// back), like a JMH warm-up.
     #[arg(long, value_enum, default_value_t = crate::run::jvm::JvmMode::Cold)]
     pub jvm_mode: crate::run::jvm::JvmMode,
     /// Also drop the whole page cache before the replay (needs root).

@@ -42,7 +42,7 @@ pub fn java() -> Result<PathBuf> {
         .find(|p| p.is_file())
         .ok_or_else(|| {
             Error::input(
-                "no Java runtime found: the JVM engines (h2, bdb-je, sqlite-jdbc) run in a JVM; install a JDK 17 or newer (Debian: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME",
+                "no Java runtime found: the JVM engines (h2, bdb-je, sqlite-jdbc, nitrite, objectbox) run in a JVM; install a JDK 17 or newer (Debian: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME",
             )
         })
 }
@@ -103,7 +103,18 @@ pub fn invoke(command: &str, spec: &impl Serialize, spec_path: &Path) -> Result<
     )
     .run_err(format!("writing {}", spec_path.display()))?;
     let (java, jar) = (java()?, driver()?);
+    let (java, jar) = (
+        std::path::absolute(&java).run_err("the Java runtime's path")?,
+        std::path::absolute(&jar).run_err("the driver's path")?,
+    );
     let mut cmd = std::process::Command::new(&java);
+    // ObjectBox unpacks its native core into the working directory: the spec's own directory
+    // (the run's), so parallel runs never share the file and nothing lands where the user is.
+    // Every path in a spec is absolute.
+    let spec_path = &std::path::absolute(spec_path).run_err("the driver spec's path")?;
+    if let Some(dir) = spec_path.parent() {
+        cmd.current_dir(dir);
+    }
     let mut child = crate::platform::cpufreq::restore::unblocked(&mut cmd)
         .arg("-jar")
         .arg(&jar)
@@ -149,7 +160,7 @@ pub fn check(req: &super::RunRequest, replay_delay: bool) -> Result<()> {
     if !jvm {
         if req.jvm_mode == JvmMode::Warm {
             return Err(Error::input(
-                "--jvm-mode warm: only the JVM engines (h2, bdb-je, sqlite-jdbc) run in a JVM",
+                "--jvm-mode warm: only the JVM engines (h2, bdb-je, sqlite-jdbc, nitrite, objectbox) run in a JVM",
             ));
         }
         return Ok(());
@@ -185,11 +196,13 @@ pub fn execute(req: &super::RunRequest, prepared: super::Prepared) -> Result<sup
         totals,
         replay_delay: _,
     } = prepared;
-    let dir = workdir.path().to_path_buf();
+    // Absolute: the driver runs in the run's directory (see `invoke`).
+    let dir = std::path::absolute(workdir.path()).run_err("the run directory")?;
     let data_dir = dir.join("db");
+    let fresh = !data_dir.exists();
     std::fs::create_dir_all(&data_dir).run_err(format!("creating {}", data_dir.display()))?;
-    let mut spec = DriverSpec {
-        trace: trace_path.clone(),
+    let spec = DriverSpec {
+        trace: std::path::absolute(&trace_path).run_err("the trace's path")?,
         data_dir: data_dir.clone(),
         engine: req.engine.clone(),
         // As the engine's option specs normalise them (`COMPRESS=On` → `compress=on`).
@@ -209,7 +222,13 @@ pub fn execute(req: &super::RunRequest, prepared: super::Prepared) -> Result<sup
         totals.load_ops, req.engine
     ));
     let t0 = mono_ns();
-    load(&spec, &spec_path)?;
+    if let Err(e) = load(&spec, &spec_path) {
+        // A refused or failed load leaves nothing behind: not even the empty directory.
+        if fresh {
+            let _ = std::fs::remove_dir_all(&data_dir);
+        }
+        return Err(e);
+    }
     let load = super::load::LoadTotals {
         ops: totals.load_ops,
         elapsed_ns: mono_ns() - t0,
@@ -237,6 +256,7 @@ pub fn execute(req: &super::RunRequest, prepared: super::Prepared) -> Result<sup
         crate::output::progress::phase(
             "measuring the driver's overhead on its null store (in a JVM)",
         );
+        let mut spec = spec.clone();
         spec.engine = "null".into();
         spec.data_dir = dir.join("null");
         spec.spool = dir.join("overhead.spool");

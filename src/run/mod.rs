@@ -127,6 +127,7 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
         req,
         matches!(req.workload, WorkloadChoice::Trace(_)) && req.delay.is_some(),
     )?;
+    let created = req.data_dir.as_ref().filter(|d| !d.exists());
     let workdir = match &req.data_dir {
         Some(d) => {
             std::fs::create_dir_all(d).input_err(format!("--dir {}", d.display()))?;
@@ -137,6 +138,16 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
                 .run_err("creating a temporary directory")?,
         ),
     };
+    let prepared = trace_for(req, workdir);
+    if let (Err(_), Some(d)) = (&prepared, created) {
+        // A refused run leaves nothing behind: not the --dir it created for the run.
+        let _ = std::fs::remove_dir_all(d);
+    }
+    prepared
+}
+
+/// Write (or take) the run's trace in `workdir` and check it against the engine.
+fn trace_for(req: &RunRequest, workdir: Workdir) -> Result<Prepared> {
     let (trace_path, replay_delay) = match &req.workload {
         WorkloadChoice::Trace(path) => (path.clone(), req.delay.clone()),
         WorkloadChoice::Spec { spec, overrides } => {

@@ -136,6 +136,49 @@ fn summary(run: &ModelsRun) -> Figure {
     }
 }
 
+/// The study's five findings checked at the run's largest scale where the three roles ran:
+/// a row per finding, its verdict and the figures behind it.
+fn study(run: &ModelsRun) -> Option<Figure> {
+    let (roles, checks) = crate::models::study::check(run)?;
+    let largest = checks.iter().map(|c| c.tuples).max()?;
+    let rows: Vec<_> = checks.iter().filter(|c| c.tuples == largest).collect();
+    let row = 34.0;
+    let mut svg = Svg::new(1100.0, 40.0 + row * rows.len() as f64);
+    for (i, c) in rows.iter().enumerate() {
+        let y = 28.0 + row * i as f64;
+        svg.text(
+            10.0,
+            y,
+            "start",
+            r#"font-weight="bold""#,
+            &format!("{} {}", c.number, c.claim),
+        );
+        svg.text(
+            10.0,
+            y + 14.0,
+            "start",
+            "",
+            &format!("{}: {}", c.verdict.text(), c.figures),
+        );
+        svg.points += 1;
+    }
+    Some(Figure {
+        id: "models-study",
+        title: format!("data models: the study's findings at {largest} tuples"),
+        how_to_read: format!(
+            "Each finding of the mobile data-model study (SQLite, Couchbase Lite, db4o) checked on this run for the engines playing its roles (relational {}, document {}, object {}): holds when the claimed side is at least {}x faster, reversed when the other side is at least {}x faster, does not hold in between. `pocketbench models --study` gives every scale and the causes. From models run #{}.",
+            roles.relational,
+            roles.document,
+            roles.object,
+            crate::models::study::HOLDS_AT,
+            crate::models::study::REVERSED_AT,
+            run.id
+        ),
+        note: None,
+        svg: svg.finish("models-study", "data models: the study's findings"),
+    })
+}
+
 /// Every figure of the latest models run (none without one).
 pub fn figures(store: &Store) -> Result<Vec<Figure>> {
     let Some(run) = latest(store)? else {
@@ -160,6 +203,7 @@ pub fn figures(store: &Store) -> Result<Vec<Figure>> {
             |r| Some(r.inserts_per_s),
         ),
     ];
+    out.extend(study(&run));
     for test in Test::ALL {
         if !run
             .results

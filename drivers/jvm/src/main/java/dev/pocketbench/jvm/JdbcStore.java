@@ -40,6 +40,8 @@ final class JdbcStore implements Store {
     private PreparedStatement read, scan, insert, updateAll;
     private PreparedStatement[] updateOne;
     private final Statement sql;
+    private boolean keep;
+    private byte[][] last = NOT_KEPT;
 
     JdbcStore(String engine, Path dir, Map<String, String> given) throws SQLException {
         this.engine = engine;
@@ -139,6 +141,40 @@ final class JdbcStore implements Store {
         return rows;
     }
 
+    /** A point read: the rows, and the record's fields kept when asked ({@link #keepRead}). */
+    private long pointRead(String key) throws SQLException {
+        read.setString(1, key);
+        if (!keep) {
+            return drain(read.executeQuery());
+        }
+        last = NOT_FOUND;
+        long rows = 0;
+        try (ResultSet rs = read.executeQuery()) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                byte[][] fields = new byte[n - 1][];
+                for (int i = 2; i <= n; i++) {
+                    String v = rs.getString(i);
+                    fields[i - 2] = v == null ? null : v.getBytes(StandardCharsets.ISO_8859_1);
+                }
+                last = fields;
+                rows++;
+            }
+        }
+        return rows;
+    }
+
+    @Override
+    public void keepRead(boolean keep) {
+        this.keep = keep;
+        last = NOT_KEPT;
+    }
+
+    @Override
+    public byte[][] lastRead() {
+        return last;
+    }
+
     private long update(Op op, Model.Request r) throws SQLException {
         if (op.field < 0) {
             for (int i = 0; i < model.fieldCount; i++) {
@@ -157,8 +193,7 @@ final class JdbcStore implements Store {
     public long execute(Op op, Model.Request r) throws SQLException {
         switch (op.tag) {
             case Op.READ:
-                read.setString(1, r.key);
-                return drain(read.executeQuery());
+                return pointRead(r.key);
             case Op.SCAN:
                 scan.setString(1, r.key);
                 scan.setLong(2, op.len);
@@ -172,8 +207,7 @@ final class JdbcStore implements Store {
             case Op.UPDATE:
                 return update(op, r);
             case Op.RMW:
-                read.setString(1, r.key);
-                drain(read.executeQuery());
+                pointRead(r.key);
                 return update(op, r);
             default:
                 return statement(op.sql);

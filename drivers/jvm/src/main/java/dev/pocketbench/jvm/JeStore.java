@@ -36,6 +36,8 @@ final class JeStore implements Store {
     private Database db;
     private Model model;
     private Transaction bulk;
+    private boolean keep;
+    private byte[][] last = NOT_KEPT;
 
     JeStore(Path dir, Map<String, String> given) throws Exception {
         options = Store.withDefaults(given, Map.of("durability", "sync", "cache_percent", "60", "txn", "on"));
@@ -108,7 +110,7 @@ final class JeStore implements Store {
         return new DatabaseEntry(s.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private static byte[] record(byte[][] values) {
+    static byte[] record(byte[][] values) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (byte[] v : values) {
             field(out, v);
@@ -116,7 +118,7 @@ final class JeStore implements Store {
         return out.toByteArray();
     }
 
-    private static void field(ByteArrayOutputStream out, byte[] v) {
+    static void field(ByteArrayOutputStream out, byte[] v) {
         out.writeBytes(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(v.length).array());
         out.writeBytes(v);
     }
@@ -165,6 +167,27 @@ final class JeStore implements Store {
         return put(key, out.toByteArray());
     }
 
+    /** A point read; the record's fields kept when asked ({@link #keepRead}). */
+    private long pointRead(String key) {
+        DatabaseEntry data = new DatabaseEntry();
+        boolean found = db.get(bulk, entry(key), data, LockMode.DEFAULT) == OperationStatus.SUCCESS;
+        if (keep) {
+            last = found ? fields(data.getData()).toArray(new byte[0][]) : NOT_FOUND;
+        }
+        return found ? 1 : 0;
+    }
+
+    @Override
+    public void keepRead(boolean keep) {
+        this.keep = keep;
+        last = NOT_KEPT;
+    }
+
+    @Override
+    public byte[][] lastRead() {
+        return last;
+    }
+
     @Override
     public long execute(Op op, Model.Request r) {
         if (r == null) {
@@ -172,10 +195,8 @@ final class JeStore implements Store {
         }
         String key = r.key;
         switch (op.tag) {
-            case Op.READ: {
-                DatabaseEntry data = new DatabaseEntry();
-                return db.get(bulk, entry(key), data, LockMode.DEFAULT) == OperationStatus.SUCCESS ? 1 : 0;
-            }
+            case Op.READ:
+                return pointRead(key);
             case Op.SCAN: {
                 long rows = 0;
                 try (Cursor c = db.openCursor(bulk, null)) {
@@ -192,11 +213,9 @@ final class JeStore implements Store {
                 return put(key, record(r.fields));
             case Op.UPDATE:
                 return update(op, r);
-            case Op.RMW: {
-                DatabaseEntry data = new DatabaseEntry();
-                db.get(bulk, entry(key), data, LockMode.DEFAULT);
+            case Op.RMW:
+                pointRead(key);
                 return update(op, r);
-            }
             default:
                 throw Fail.input("bdb-je runs key-value workloads only");
         }

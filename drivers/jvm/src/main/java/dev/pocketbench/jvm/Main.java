@@ -105,6 +105,18 @@ public final class Main {
     }
 
     private static String checksum(JsonNode spec) throws Exception {
+        // Opening would create an empty database and print its hash: a directory holding no
+        // database is an error, not an empty one.
+        Path dir = Path.of(text(spec, "data_dir"));
+        boolean empty;
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            empty = files.findAny().isEmpty();
+        } catch (IOException e) {
+            throw Fail.input(dir + ": cannot read the database directory: " + e.getMessage());
+        }
+        if (empty) {
+            throw Fail.input(dir + ": holds no database (the directory is empty)");
+        }
         try (TraceReader trace = new TraceReader(Path.of(text(spec, "trace")));
              Store store = open(spec)) {
             store.createSchema(trace.model);
@@ -112,11 +124,21 @@ public final class Main {
         }
     }
 
+    private static ObjectNode verification(Verifier v) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("checked", v.checked);
+        o.put("mismatches", v.mismatches);
+        o.put("unchecked", v.unchecked);
+        o.put("stride", v.stride);
+        return o;
+    }
+
     private static void replay(JsonNode spec, long processStart) throws Exception {
         Path tracePath = Path.of(text(spec, "trace"));
         boolean open = text(spec, "pacing").equals("open");
         String mode = spec.path("jvm_mode").asText("cold");
         Replayer r = new Replayer();
+        ObjectNode report = JSON.createObjectNode();
         long openNs, closeNs, warmOps = 0;
         Store store;
         String name, version;
@@ -132,10 +154,19 @@ public final class Main {
                     warmOps = Replayer.warmUp(warm, store);
                 }
             }
-            trace.skipLoad();
+            // The load phase tells the verifier what the database holds.
+            Verifier verifier = new Verifier(trace.model, trace.header.path("workload").path("load_ops").asLong(0));
+            Op loaded;
+            while ((loaded = trace.next('L')) != null) {
+                verifier.wrote(loaded);
+            }
             boolean noDelays = spec.path("no_delays").asBoolean(false);
             long initial = noDelays ? 0 : trace.header.path("workload").path("initial_delay_ns").asLong(0);
-            r.run(trace, store, open, noDelays, initial, Path.of(text(spec, "spool")));
+            JsonNode workload = trace.header.path("workload");
+            boolean backToBack = noDelays || (trace.header.path("delay").asText("").equals("zero")
+                    && workload.path("initial_delay_ns").asLong(0) == 0);
+            r.run(trace, store, verifier, open, noDelays, backToBack, initial, Path.of(text(spec, "spool")));
+            report.set("verification", verification(verifier));
             name = store.name();
             version = store.version();
             options = store.options();
@@ -144,7 +175,6 @@ public final class Main {
             closeNs = System.nanoTime() - t0;
             trace.finish();
         }
-        ObjectNode report = JSON.createObjectNode();
         ObjectNode engine = report.putObject("engine");
         engine.put("name", name);
         engine.put("version", version);
@@ -177,9 +207,9 @@ public final class Main {
         report.put("run_end_ns", r.runEndNs);
         report.put("first_op_start_ns", r.firstOpStartNs);
         report.putObject("io_by_kind");
-        report.set("process", ProcStats.process());
+        report.set("process", ProcStats.process(r.before, r.after, r.ioBefore));
         report.putNull("timer_slack_ns");
-        report.put("cpu_accounting", "per-operation");
+        report.put("cpu_accounting", r.cpuAccounting);
         ObjectNode phases = report.putObject("phases");
         phases.putObject("open").put("ns", openNs).putObject("io_by_kind");
         phases.putObject("close").put("ns", closeNs).putObject("io_by_kind");

@@ -93,15 +93,21 @@ final class Model {
         }
     }
 
-    /** {@code op}'s request; {@code null} for a SQL statement. */
+    private static final byte[][] NO_FIELDS = new byte[0][];
+    private static final String[] NO_TEXTS = new String[0];
+
+    /** {@code op}'s request ({@code null} for a SQL statement); reads and scans carry no fields. */
     Request request(Op op) {
         if (sql || op.tag == Op.SQL) {
             return null;
         }
+        boolean writes = op.tag == Op.INSERT || op.tag == Op.UPDATE || op.tag == Op.RMW;
+        if (!writes) {
+            return new Request(keyText(op.key), NO_FIELDS, NO_TEXTS);
+        }
         byte[][] fields = new byte[fieldCount][];
         String[] texts = new String[fieldCount];
-        boolean writes = op.tag == Op.INSERT || op.tag == Op.UPDATE || op.tag == Op.RMW;
-        for (int i = 0; writes && i < fieldCount; i++) {
+        for (int i = 0; i < fieldCount; i++) {
             if (op.field < 0 || op.field == i) {
                 fields[i] = field(op.seed, i);
                 texts[i] = new String(fields[i], StandardCharsets.US_ASCII);

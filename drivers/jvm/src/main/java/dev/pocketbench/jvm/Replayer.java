@@ -30,6 +30,9 @@ final class Replayer {
     long ops, errors, firstErrorSeq = -1;
     String firstError;
     long runStartNs, runEndNs, firstOpStartNs;
+    /** The replaying thread's counters around the run. */
+    ProcStats.Thread before, after;
+    java.util.Map<String, Long> ioBefore;
 
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 
@@ -46,11 +49,34 @@ final class Replayer {
         }
     }
 
-    /** Replay the run phase of {@code trace} on {@code store}, samples into {@code spool}. */
-    void run(TraceReader trace, Store store, boolean open, boolean noDelays, long initialDelayNs, Path spool)
-            throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate(SAMPLE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    /** Back-to-back operations per thread-CPU reading in batched accounting (as natively). */
+    static final int CPU_BATCH = 256;
+    /** Where a sample's CPU time sits in its record. */
+    private static final int CPU_OFFSET = 2 + 5 * 8;
+
+    /** How each operation's CPU time was measured: {@code per-operation} or {@code batch:N}. */
+    String cpuAccounting = "per-operation";
+
+    /**
+     * Replay the run phase of {@code trace} on {@code store}, samples into {@code spool}. With
+     * {@code backToBack} (every delay zero) the thread CPU clock — a system call — is read once
+     * per {@link #CPU_BATCH} operations, between them, and each operation's CPU time is the
+     * batch's on-CPU share of its wall time times its own service time, as pocketbench's native
+     * replay does; otherwise it is read around every operation.
+     */
+    void run(TraceReader trace, Store store, Verifier verifier, boolean open, boolean noDelays,
+            boolean backToBack, long initialDelayNs, Path spool) throws IOException {
+        int batch = backToBack ? CPU_BATCH : 1;
+        if (backToBack) {
+            cpuAccounting = "batch:" + CPU_BATCH;
+        }
+        ByteBuffer buf = ByteBuffer.allocate(SAMPLE_BYTES * batch).order(ByteOrder.LITTLE_ENDIAN);
+        long[] service = new long[batch];
+        int held = 0;
+        long batchCpu0 = 0, batchWall0 = 0;
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(spool), 1 << 16)) {
+            ioBefore = ProcStats.io();
+            before = ProcStats.Thread.now();
             runStartNs = System.nanoTime();
             long nextDue = runStartNs + initialDelayNs;
             long passed = runStartNs;
@@ -67,7 +93,12 @@ final class Replayer {
                     }
                 }
                 Model.Request request = trace.model.request(op);
-                long c0 = threads.getCurrentThreadCpuTime();
+                store.keepRead(verifier.willCheck(op));
+                if (backToBack && held == 0) {
+                    batchCpu0 = threads.getCurrentThreadCpuTime();
+                    batchWall0 = System.nanoTime();
+                }
+                long c0 = backToBack ? 0 : threads.getCurrentThreadCpuTime();
                 long start = System.nanoTime();
                 boolean ok = true;
                 try {
@@ -83,26 +114,63 @@ final class Replayer {
                     }
                 }
                 long end = System.nanoTime();
-                long cpu = Math.max(0, threads.getCurrentThreadCpuTime() - c0);
+                long cpu = backToBack ? 0 : Math.max(0, threads.getCurrentThreadCpuTime() - c0);
+                if (ok) {
+                    // Read-your-writes, after the end timestamp: what was read, then what was written.
+                    String diff = verifier.check(op, store.lastRead());
+                    if (diff == null) {
+                        verifier.wrote(op);
+                    } else {
+                        ok = false;
+                        errors++;
+                        if (firstError == null) {
+                            firstErrorSeq = seq;
+                            firstError = diff;
+                        }
+                    }
+                }
                 if (seq == 0) {
                     firstOpStartNs = start;
                 }
-                buf.clear();
                 buf.put((byte) op.kind()).put((byte) (ok ? 1 : 0));
                 buf.putLong(seq).putLong(op.tag == Op.SQL ? 0 : op.key).putLong(due).putLong(start)
                         .putLong(end).putLong(cpu).putLong(requested).putLong(actual).putLong(0);
                 for (int i = 0; i < 10; i++) {
                     buf.putLong(0);
                 }
-                out.write(buf.array());
+                service[held++] = end - start;
+                if (held == batch) {
+                    flush(out, buf, service, held, batchCpu0, batchWall0, backToBack);
+                    held = 0;
+                }
                 passed = end;
                 long delay = noDelays ? 0 : op.delayNs;
                 nextDue = open ? nextDue + delay : end + delay;
                 seq++;
             }
+            flush(out, buf, service, held, batchCpu0, batchWall0, backToBack);
             runEndNs = System.nanoTime();
+            after = ProcStats.Thread.now();
             ops = seq;
         }
+    }
+
+    /** Write the held samples, first giving each its share of the batch's CPU time. */
+    private void flush(OutputStream out, ByteBuffer buf, long[] service, int held, long cpu0, long wall0,
+            boolean batched) throws IOException {
+        if (held == 0) {
+            return;
+        }
+        if (batched) {
+            long cpu = Math.max(0, threads.getCurrentThreadCpuTime() - cpu0);
+            long wall = Math.max(1, System.nanoTime() - wall0);
+            double onCpu = Math.min(1.0, (double) cpu / wall);
+            for (int i = 0; i < held; i++) {
+                buf.putLong(i * SAMPLE_BYTES + CPU_OFFSET, Math.round(service[i] * onCpu));
+            }
+        }
+        out.write(buf.array(), 0, held * SAMPLE_BYTES);
+        buf.clear();
     }
 
     /**

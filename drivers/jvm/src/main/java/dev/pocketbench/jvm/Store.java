@@ -10,6 +10,11 @@ import java.util.TreeMap;
  * changed), report its identity, compute the end-state checksum, close.
  */
 interface Store extends AutoCloseable {
+    /** {@link #lastRead}: the point read found no record. */
+    byte[][] NOT_FOUND = new byte[0][];
+    /** {@link #lastRead}: no copy of the record was kept (or the engine keeps none). */
+    byte[][] NOT_KEPT = new byte[0][];
+
     void createSchema(Model m) throws Exception;
 
     void beginLoad() throws Exception;
@@ -21,6 +26,17 @@ interface Store extends AutoCloseable {
      * SQL); the rows produced or changed.
      */
     long execute(Op op, Model.Request r) throws Exception;
+
+    /**
+     * Keep a copy of the record the next point read (read, read-modify-write) returns, for
+     * {@link #lastRead}: decided before the operation, so only checked reads pay for it.
+     */
+    default void keepRead(boolean keep) {}
+
+    /** The fields the last point read returned when it was to be kept; else {@link #NOT_KEPT}. */
+    default byte[][] lastRead() {
+        return NOT_KEPT;
+    }
 
     /** Run the following operations in a transaction that {@link #rollback} undoes (warm-up). */
     void beginScratch() throws Exception;
@@ -51,10 +67,14 @@ interface Store extends AutoCloseable {
                 return new JdbcStore(engine, dir, options);
             case "bdb-je":
                 return new JeStore(dir, options);
+            case "nitrite":
+                return new NitriteStore(dir);
+            case "objectbox":
+                return new ObjectBoxStore(dir);
             case "null":
                 return new NullStore();
             default:
-                throw Fail.input("unknown JVM engine '" + engine + "' (h2, bdb-je, sqlite-jdbc)");
+                throw Fail.input("unknown JVM engine '" + engine + "' (h2, bdb-je, sqlite-jdbc, nitrite, objectbox)");
         }
     }
 

@@ -290,63 +290,62 @@ final class TraceReader implements AutoCloseable {
             throw corrupt("record cut short");
         }
         int tag = b.get() & 0xFF;
-        Op op;
+        long key = 0, len = 0, seed = 0;
+        int field = -1;
+        String sql = null;
         switch (tag) {
-            case Op.READ: op = new Op(tag, varint(b), 0, -1, 0, null, 0); break;
-            case Op.SCAN: {
-                long key = varint(b);
-                long len = varint(b);
+            case Op.READ: key = varint(b); break;
+            case Op.SCAN:
+                key = varint(b);
+                len = varint(b);
                 if (len == 0 || len > MAX_SCAN) {
                     throw corrupt("value out of range");
                 }
-                op = new Op(tag, key, len, -1, 0, null, 0);
                 break;
-            }
-            case Op.UPDATE: case Op.RMW: {
-                long key = varint(b);
-                int f = field(b);
-                op = new Op(tag, key, 0, f, seed(b), null, 0);
+            case Op.UPDATE: case Op.RMW:
+                key = varint(b);
+                field = field(b);
+                seed = seed(b);
                 break;
-            }
-            case Op.INSERT: {
-                long key = varint(b);
-                op = new Op(tag, key, 0, -1, seed(b), null, 0);
+            case Op.INSERT:
+                key = varint(b);
+                seed = seed(b);
                 break;
-            }
-            case Op.SQL: {
-                long n = varint(b);
-                if (n > MAX_SQL || n > b.remaining()) {
-                    throw corrupt(n > MAX_SQL ? "value out of range" : "record cut short");
-                }
-                byte[] text = new byte[(int) n];
-                b.get(text);
-                String sql;
-                try {
-                    sql = StandardCharsets.UTF_8.newDecoder()
-                            .onMalformedInput(CodingErrorAction.REPORT)
-                            .decode(ByteBuffer.wrap(text)).toString();
-                } catch (CharacterCodingException e) {
-                    throw corrupt("SQL is not UTF-8");
-                }
-                if (sql.indexOf('\0') >= 0) {
-                    throw corrupt("SQL text contains a NUL byte");
-                }
-                op = new Op(tag, 0, 0, -1, 0, sql, 0);
-                break;
-            }
+            case Op.SQL: sql = sql(b); break;
             default:
                 throw corrupt("unknown operation tag");
         }
-        if ((op.tag == Op.SQL) != model.sql) {
+        if ((tag == Op.SQL) != model.sql) {
             throw corrupt("operation does not fit the trace's data model");
         }
+        long delay = 0;
         if (run) {
-            long delay = varint(b);
+            delay = varint(b);
             long sum = delaySum + delay;
             delaySum = Long.compareUnsigned(sum, delaySum) < 0 ? -1L : sum;
-            return new Op(op.tag, op.key, op.len, op.field, op.seed, op.sql, delay);
         }
-        return op;
+        return new Op(tag, key, len, field, seed, sql, delay);
+    }
+
+    private String sql(ByteBuffer b) {
+        long n = varint(b);
+        if (n > MAX_SQL || n > b.remaining()) {
+            throw corrupt(n > MAX_SQL ? "value out of range" : "record cut short");
+        }
+        byte[] text = new byte[(int) n];
+        b.get(text);
+        String sql;
+        try {
+            sql = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(text)).toString();
+        } catch (CharacterCodingException e) {
+            throw corrupt("SQL is not UTF-8");
+        }
+        if (sql.indexOf('\0') >= 0) {
+            throw corrupt("SQL text contains a NUL byte");
+        }
+        return sql;
     }
 
     @Override

@@ -1,0 +1,177 @@
+package dev.pocketbench.jvm;
+
+import static org.dizitart.no2.filters.FluentFilter.where;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import org.dizitart.no2.Nitrite;
+import org.dizitart.no2.collection.Document;
+import org.dizitart.no2.collection.FindOptions;
+import org.dizitart.no2.collection.NitriteCollection;
+import org.dizitart.no2.common.SortOrder;
+import org.dizitart.no2.index.IndexOptions;
+import org.dizitart.no2.index.IndexType;
+import org.dizitart.no2.mvstore.MVStoreModule;
+import org.dizitart.no2.transaction.Session;
+import org.dizitart.no2.transaction.Transaction;
+
+/**
+ * Nitrite 4 on its MVStore storage for pocketbench's key-value workloads: a collection named
+ * after the table, one document per record ({@code key} and {@code field0…}, text), a unique
+ * index on {@code key}. Reads are {@code find(where("key").eq(k))}, scans {@code find} from the
+ * key in key order with a limit, inserts {@code insert}, updates {@code update} with the
+ * changed fields (Nitrite merges them). Writes are committed as Nitrite commits them (MVStore's
+ * background commit, not synced per write); the load ends with {@code commit()}. A warm-up pass
+ * runs in a Nitrite transaction that is rolled back. Key-value workloads only.
+ */
+final class NitriteStore implements Store {
+    private final Nitrite db;
+    private NitriteCollection coll, main;
+    private Model model;
+    private Session session;
+    private Transaction tx;
+    private boolean keep;
+    private byte[][] last = NOT_KEPT;
+
+    NitriteStore(Path dir) {
+        MVStoreModule store = MVStoreModule.withConfig()
+                .filePath(dir.resolve("pocketbench.nitrite").toAbsolutePath().toString())
+                .build();
+        db = Nitrite.builder().loadModule(store).openOrCreate();
+    }
+
+    @Override
+    public void createSchema(Model m) {
+        if (m.sql) {
+            throw Fail.input("nitrite runs key-value workloads only");
+        }
+        model = m;
+        main = db.getCollection(m.table);
+        if (!main.hasIndex("key")) {
+            main.createIndex(IndexOptions.indexOptions(IndexType.UNIQUE), "key");
+        }
+        coll = main;
+    }
+
+    @Override public void beginLoad() {}
+
+    @Override
+    public void endLoad() {
+        db.commit();
+    }
+
+    @Override
+    public void beginScratch() {
+        session = db.createSession();
+        tx = session.beginTransaction();
+        coll = tx.getCollection(model.table);
+    }
+
+    @Override
+    public void rollback() {
+        tx.rollback();
+        tx.close();
+        session.close();
+        coll = main;
+    }
+
+    private Document document(Model.Request r) {
+        Document d = Document.createDocument();
+        for (int i = 0; i < model.fieldCount; i++) {
+            if (r.texts[i] != null) {
+                d.put(Model.fieldName(i), r.texts[i]);
+            }
+        }
+        return d;
+    }
+
+    private long pointRead(String key) {
+        Document d = coll.find(where("key").eq(key)).firstOrNull();
+        if (keep) {
+            last = d == null ? NOT_FOUND : fields(d);
+        }
+        return d == null ? 0 : 1;
+    }
+
+    private byte[][] fields(Document d) {
+        byte[][] out = new byte[model.fieldCount][];
+        for (int i = 0; i < out.length; i++) {
+            String v = d.get(Model.fieldName(i), String.class);
+            out[i] = v == null ? null : v.getBytes(StandardCharsets.ISO_8859_1);
+        }
+        return out;
+    }
+
+    @Override
+    public void keepRead(boolean keep) {
+        this.keep = keep;
+        last = NOT_KEPT;
+    }
+
+    @Override
+    public byte[][] lastRead() {
+        return last;
+    }
+
+    @Override
+    public long execute(Op op, Model.Request r) {
+        if (r == null) {
+            throw Fail.input("nitrite runs key-value workloads only");
+        }
+        switch (op.tag) {
+            case Op.READ:
+                return pointRead(r.key);
+            case Op.SCAN: {
+                long rows = 0;
+                FindOptions o = FindOptions.orderBy("key", SortOrder.Ascending).limit(op.len);
+                for (Document d : coll.find(where("key").gte(r.key), o)) {
+                    fields(d);
+                    rows++;
+                }
+                return rows;
+            }
+            case Op.INSERT:
+                return coll.insert(document(r).put("key", r.key)).getAffectedCount();
+            case Op.UPDATE:
+                return coll.update(where("key").eq(r.key), document(r)).getAffectedCount();
+            case Op.RMW:
+                pointRead(r.key);
+                return coll.update(where("key").eq(r.key), document(r)).getAffectedCount();
+            default:
+                throw Fail.input("nitrite runs key-value workloads only");
+        }
+    }
+
+    @Override
+    public String name() {
+        return "nitrite";
+    }
+
+    @Override
+    public String version() {
+        return "Nitrite " + org.dizitart.no2.common.Constants.NITRITE_VERSION + " (MVStore)";
+    }
+
+    @Override
+    public Map<String, String> options() {
+        return Map.of();
+    }
+
+    @Override
+    public String checksum(Model m) {
+        JdbcStore.Checksum c = new JdbcStore.Checksum();
+        for (Document d : main.find(FindOptions.orderBy("key", SortOrder.Ascending))) {
+            c.text(d.get("key", String.class));
+            for (byte[] v : fields(d)) {
+                c.bytes(v == null ? new byte[0] : v);
+            }
+        }
+        return c.hex();
+    }
+
+    @Override
+    public void close() {
+        db.close();
+    }
+}
