@@ -92,14 +92,25 @@ fn a_captured_python_program_replays_with_its_connections_to_the_same_rows() {
     // CREATE, then per writer 20 × (BEGIN, INSERT, SELECT, COMMIT) + 4 UPDATEs.
     assert_eq!(v2["run_ops"], 1 + 2 * (20 * 4 + 4));
 
-    let s = replay(&sb, "sqlite", "app.pbt", "native", &["-o", "busy_timeout=30000"]);
+    let s = replay(
+        &sb,
+        "sqlite",
+        "app.pbt",
+        "native",
+        &["-o", "busy_timeout=30000"],
+    );
     assert_eq!(s["errors"], 0, "{}", s["first_error"]);
     assert_eq!(s["ops"], 169);
     assert_eq!(s["connections"]["1"]["ops"], 84);
     assert_eq!(s["connections"]["2"]["ops"], 84);
     assert_eq!(dump_sqlite(&sb.path("native/db/pocketbench.sqlite")), want);
 
-    let v1 = import(&sb, &log, "app-v1.pbt", &["--args", "inline", "--merge-connections"]);
+    let v1 = import(
+        &sb,
+        &log,
+        "app-v1.pbt",
+        &["--args", "inline", "--merge-connections"],
+    );
     assert_eq!(v1["version"], 1);
     assert_eq!(v1["run_ops"], 169);
     let h2 = replay(&sb, "h2", "app-v1.pbt", "h2", &[]);

@@ -9,9 +9,9 @@
 pub mod bounds;
 pub mod delay;
 pub mod generators;
-pub mod import;
 #[cfg(test)]
 mod golden_tests;
+pub mod import;
 pub mod keys;
 pub mod model;
 pub mod op;

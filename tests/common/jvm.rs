@@ -37,4 +37,3 @@ pub fn checksum(sb: &Sandbox, engine: &str, data_dir: &Path, trace: &Path) -> St
     );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
-
