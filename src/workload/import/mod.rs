@@ -7,6 +7,7 @@
 //! gigabyte of logcat is read in constant memory), returns the records a line completes, and
 //! counts the lines it recognised, skipped and dropped.
 
+pub mod anonymize;
 pub mod dumpsys;
 pub mod feed;
 pub mod logcat;
