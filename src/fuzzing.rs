@@ -135,13 +135,13 @@ pub fn submission(data: &[u8]) {
 /// A log fed through the import front end `format` (as `trace import` reads it), each
 /// statement fingerprinted as `trace stats` does; then auto-detection over the same lines.
 fn import_log(format: &str, data: &[u8]) {
-    use crate::workload::import::{self, feed, sqltext, LogRecord};
+    use crate::workload::import::{self, feed, sqllex, LogRecord};
     let Some(mut f) = import::front_end(format) else {
         return;
     };
     let _ = feed::feed(f.as_mut(), data, "log", |r| {
         if let LogRecord::Statement(s) = r {
-            let _ = sqltext::fingerprint(&s.sql);
+            let _ = sqllex::fingerprint(&s.sql);
         }
         Ok(())
     });

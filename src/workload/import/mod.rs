@@ -15,7 +15,7 @@ pub mod logcat_line;
 pub mod phonelab;
 pub mod record;
 pub mod sqlite_trace;
-pub mod sqltext;
+pub mod sqllex;
 
 pub use record::{ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord};
 
