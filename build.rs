@@ -2,7 +2,9 @@
 //! system libraries (features only), the RocksDB version pkg-config reports (its C API has no
 //! version call), compiles the small C shim over BerkeleyDB's method tables
 //! (`src/engine/berkeleydb/shim.c`, feature `berkeleydb`) and the bare SQLite loop that
-//! `benches/saturation` links (`benches/saturation/bare_loop.c`; only that bench links it).
+//! `benches/saturation` links (`benches/saturation/bare_loop.c`; only that bench links it),
+//! and `capture`'s preload library (`src/capture/preload.c`, a shared object embedded in the
+//! binary).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -28,6 +30,26 @@ fn main() {
     #[cfg(feature = "berkeleydb")]
     berkeleydb();
     bare_loop();
+    capture_library();
+}
+
+/// `pocketbench capture`'s preload library (`src/capture/preload.c`), a shared object for
+/// this build's target, embedded in the binary. It links no SQLite: it finds the program's.
+fn capture_library() {
+    println!("cargo:rerun-if-changed=src/capture/preload.c");
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
+    let lib = out.join("libpocketbench-capture.so");
+    let compiler = cc::Build::new().opt_level(2).get_compiler();
+    let status = compiler
+        .to_command()
+        .args(["-shared", "-fPIC", "-Wall", "-o"])
+        .arg(&lib)
+        .arg("src/capture/preload.c")
+        .args(["-ldl", "-lpthread"])
+        .status();
+    if !matches!(status, Ok(s) if s.success()) {
+        panic!("compiling src/capture/preload.c failed ({status:?})");
+    }
 }
 
 /// The bare C loop over the SQLite C API that `benches/saturation` compares pocketbench with.

@@ -3,19 +3,29 @@
 //! and why, worked out by hand from the sample's lines; and auto-detection picking each
 //! sample's format.
 
-use pocketbench::workload::import::feed::{records_of, FeedCounts};
+use pocketbench::workload::import::source::{self, LineCounts};
 use pocketbench::workload::import::{
-    self, ArgValue, LogFormat, LogRecord, SchemaRecord, Stamp, StatementRecord,
+    sqllex, ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord,
 };
-use std::io::BufReader;
+use std::path::Path;
 
 const DIR: &str = "tests/fixtures/import";
 const MS: u64 = 1_000_000;
 
-fn import(format: &str, file: &str) -> (Vec<LogRecord>, FeedCounts) {
-    let mut f: Box<dyn LogFormat> = import::front_end(format).unwrap();
-    let file = std::fs::File::open(format!("{DIR}/{file}")).unwrap();
-    records_of(f.as_mut(), BufReader::new(file)).unwrap()
+fn import(format: &str, file: &str) -> (Vec<LogRecord>, LineCounts) {
+    let path = Path::new(DIR).join(file);
+    let fe = source::choose(&path, format).unwrap();
+    let mut records = Vec::new();
+    let counts = source::read(&path, fe, &mut |r| {
+        records.push(r);
+        Ok(())
+    })
+    .unwrap();
+    (records, counts)
+}
+
+fn dropped_total(c: &LineCounts) -> u64 {
+    c.dropped.values().sum()
 }
 
 fn statements(records: &[LogRecord]) -> Vec<&StatementRecord> {
@@ -28,7 +38,7 @@ fn statements(records: &[LogRecord]) -> Vec<&StatementRecord> {
         .collect()
 }
 
-fn dropped(c: &FeedCounts) -> Vec<(&str, u64)> {
+fn dropped(c: &LineCounts) -> Vec<(&str, u64)> {
     c.dropped.iter().map(|(k, v)| (k.as_str(), *v)).collect()
 }
 
@@ -129,7 +139,7 @@ fn sqlite_shell_trace_without_and_with_profile_times() {
         s[5].sql,
         "INSERT INTO notes(title, body) VALUES('it''s; fine', NULL)"
     );
-    let verbs: Vec<String> = s.iter().map(|r| import::sqllex::verb(&r.sql)).collect();
+    let verbs: Vec<String> = s.iter().map(|r| sqllex::verb(&r.sql)).collect();
     assert_eq!(
         verbs,
         ["CREATE", "CREATE", "CREATE", "BEGIN", "INSERT", "INSERT", "COMMIT", "SELECT"]
@@ -154,7 +164,7 @@ fn sqlite_shell_trace_without_and_with_profile_times() {
             ("DELETE FROM log", 11 * MS, MS),
         ]
     );
-    assert_eq!(counts.dropped_total(), 0);
+    assert_eq!(dropped_total(&counts), 0);
 }
 
 #[test]
@@ -207,7 +217,7 @@ fn dumpsys_recent_operations_oldest_first_per_connection() {
     assert_eq!((s[0].dur_ns, s[1].dur_ns), (Some(0), Some(15 * MS)));
     assert_eq!(s[1].conn.as_deref(), Some(format!("{db}#0").as_str()));
     assert_eq!(s[1].db.as_deref(), Some(db));
-    assert_eq!(counts.dropped_total(), 0);
+    assert_eq!(dropped_total(&counts), 0);
 }
 
 #[test]
@@ -220,8 +230,11 @@ fn detection_names_each_samples_format() {
         ("phonelab.tsv", "phonelab"),
         ("dumpsys-dbinfo.txt", "dumpsys-dbinfo"),
     ] {
-        let text = std::fs::read_to_string(format!("{DIR}/{file}")).unwrap();
-        assert_eq!(import::detect(text.lines()), Some(format), "{file}");
+        let fe = source::choose(&Path::new(DIR).join(file), "auto").unwrap();
+        assert_eq!(fe.name, format, "{file}");
     }
-    assert_eq!(import::detect("hello\nworld".lines()), None);
+    let Err(e) = source::choose(&Path::new(DIR).join("README.md"), "auto") else {
+        panic!("the README detected as a log");
+    };
+    assert!(e.to_string().contains("nothing importable"), "{e}");
 }

@@ -189,8 +189,15 @@ final class JdbcStore implements Store {
     }
 
     /** SQLite's SQL as H2 takes it (see the class comment). */
+    /** SQLite's transaction kinds (an imported app's {@code BEGIN IMMEDIATE}), which H2 lacks. */
+    private static final Pattern BEGIN_KIND = Pattern.compile(
+            "(?is)^\\s*BEGIN\\s+(DEFERRED|IMMEDIATE|EXCLUSIVE)\\b(\\s+TRANSACTION\\b)?\\s*;?\\s*$");
+
     static String h2Dialect(String text) {
         String s = text;
+        if (BEGIN_KIND.matcher(s).matches()) {
+            return "BEGIN";
+        }
         if (s.stripLeading().regionMatches(true, 0, "create", 0, 6)) {
             s = VARCHAR_LEN.matcher(s).replaceAll("$1");
             s = BARE_DECIMAL.matcher(s).replaceAll("DOUBLE PRECISION");
@@ -286,6 +293,15 @@ final class JdbcStore implements Store {
             while (rs.next()) {
                 for (int i = 1; i <= n; i++) {
                     Object v = rs.getObject(i);
+                    if (v instanceof java.sql.Blob) {
+                        java.sql.Blob b = (java.sql.Blob) v;
+                        v = b.getBytes(1, (int) b.length());
+                    }
+                    if (v instanceof byte[]) {
+                        // Blobs by their bytes (H2 gives a Blob, sqlite-jdbc a byte[]).
+                        text("X'" + java.util.HexFormat.of().formatHex((byte[]) v) + "'");
+                        continue;
+                    }
                     text(v == null ? "NULL" : v instanceof Number
                             ? new BigDecimal(v.toString()).stripTrailingZeros().toPlainString()
                             : v.toString());
