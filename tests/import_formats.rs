@@ -238,3 +238,62 @@ fn detection_names_each_samples_format() {
     };
     assert!(e.to_string().contains("nothing importable"), "{e}");
 }
+
+#[test]
+fn import_anonymises_under_the_salt_and_the_header_says_what() {
+    let dir = tempfile::tempdir().unwrap();
+    let import = |salt: &str, out: &str| {
+        let out = dir.path().join(out);
+        let st = std::process::Command::new(env!("CARGO_BIN_EXE_pocketbench"))
+            .args([
+                "trace",
+                "import",
+                "--anonymize",
+                "literals,paths",
+                "--salt",
+                salt,
+                "-o",
+            ])
+            .arg(&out)
+            .arg(Path::new(DIR).join("logcat-studio-operations.txt"))
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let r = pocketbench::workload::trace::TraceReader::open(&out).unwrap();
+        let info = r.header().import.clone().unwrap();
+        let sql: Vec<String> = r
+            .filter_map(|i| match i.unwrap() {
+                pocketbench::workload::trace::TraceItem::Run(t) => Some(format!("{:?}", t.op)),
+                _ => None,
+            })
+            .collect();
+        (info, sql)
+    };
+    let (a, sa) = import("one", "a.pbt");
+    let (b, sb) = import("one", "b.pbt");
+    let (_, sc) = import("two", "c.pbt");
+    assert_eq!(a.anonymized, ["literals", "paths"]);
+    assert_eq!(sa, sb, "the same salt maps alike");
+    assert_ne!(sa, sc, "another salt maps otherwise");
+    assert!(!sa.concat().contains("groceries"));
+    assert!(!a.db.contains("example") && a.db.ends_with(".db"));
+    assert_eq!(a.db, b.db);
+    // No salt: refused by the flag parser, exit 2.
+    let st = std::process::Command::new(env!("CARGO_BIN_EXE_pocketbench"))
+        .args([
+            "trace",
+            "import",
+            "--anonymize",
+            "literals",
+            "-o",
+            "x.pbt",
+            "y.log",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(2));
+}

@@ -80,6 +80,13 @@ pub struct Anonymizer {
     pub scope: Scope,
 }
 
+impl std::fmt::Debug for Anonymizer {
+    /// The scope only: the salt is never shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Anonymizer({})", self.scope)
+    }
+}
+
 /// Words kept by `identifiers`: SQLite's keywords, built-in functions, type names, and names
 /// SQLite gives meaning to.
 const KEEP_WORDS: &[&str] = &[
@@ -573,22 +580,29 @@ impl Anonymizer {
         }
     }
 
+    /// A schema statement (CREATE …): identifiers renamed when asked, its own literals (DEFAULT
+    /// values, CHECKs: the app's code, not its users' data) kept.
+    pub fn schema_sql(&self, sql: &str) -> String {
+        if !self.scope.identifiers {
+            return sql.to_string();
+        }
+        let only_ids = Anonymizer {
+            mac: self.mac.clone(),
+            scope: Scope {
+                identifiers: true,
+                ..Scope::default()
+            },
+        };
+        only_ids.sql(sql)
+    }
+
     /// Rewrite one record in place.
     pub fn apply(&self, r: &mut LogRecord) {
         match r {
             LogRecord::Statement(s) => self.statement(s),
             LogRecord::Schema(s) => {
-                // The schema's own literals (DEFAULT values, CHECKs) are kept: they are the
-                // app's code, not its users' data.
                 if self.scope.identifiers {
-                    let only_ids = Anonymizer {
-                        mac: self.mac.clone(),
-                        scope: Scope {
-                            identifiers: true,
-                            ..Scope::default()
-                        },
-                    };
-                    s.sql = only_ids.sql(&s.sql);
+                    s.sql = self.schema_sql(&s.sql);
                     if !kept_word(&s.name) {
                         s.name = self.ident(&s.name);
                     }
