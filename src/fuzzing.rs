@@ -132,6 +132,45 @@ pub fn submission(data: &[u8]) {
     }
 }
 
+/// A log fed through the import front end `format` (as `trace import` reads it), each
+/// statement fingerprinted as `trace stats` does; then auto-detection over the same file.
+fn import_log(format: &str, data: &[u8]) {
+    use crate::workload::import::{source, sqllex, LogRecord};
+    let Some(f) = temp_file(".log", data) else {
+        return;
+    };
+    let Ok(fe) = source::choose(f.path(), format) else {
+        return;
+    };
+    let _ = source::read(f.path(), fe, &mut |r| {
+        if let LogRecord::Statement(s) = r {
+            let _ = sqllex::fingerprint(&s.sql);
+        }
+        Ok(())
+    });
+    let _ = source::choose(f.path(), "auto");
+}
+
+/// A logcat (`android-logcat`).
+pub fn import_logcat(data: &[u8]) {
+    import_log("android-logcat", data);
+}
+
+/// The sqlite3 shell's `.trace` output (`sqlite-trace`).
+pub fn import_sqlite_trace(data: &[u8]) {
+    import_log("sqlite-trace", data);
+}
+
+/// PhoneLab's `SQLite-Query-PhoneLab` lines (`phonelab`).
+pub fn import_phonelab(data: &[u8]) {
+    import_log("phonelab", data);
+}
+
+/// `dumpsys dbinfo` output (`dumpsys-dbinfo`).
+pub fn import_dumpsys(data: &[u8]) {
+    import_log("dumpsys-dbinfo", data);
+}
+
 /// A fuzz target's entry point.
 pub type Target = fn(&[u8]);
 
@@ -160,7 +199,7 @@ pub fn device_text(data: &[u8]) {
     }
 }
 
-pub const TARGETS: [(&str, Target); 10] = [
+pub const TARGETS: [(&str, Target); 14] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
@@ -171,4 +210,8 @@ pub const TARGETS: [(&str, Target); 10] = [
     ("device_text", device_text),
     ("study_plan", study_plan),
     ("submission", submission),
+    ("import_logcat", import_logcat),
+    ("import_sqlite_trace", import_sqlite_trace),
+    ("import_phonelab", import_phonelab),
+    ("import_dumpsys", import_dumpsys),
 ];

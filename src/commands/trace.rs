@@ -3,6 +3,7 @@
 use crate::error::Result;
 use crate::run::args::WorkloadArgs;
 use crate::workload::delay::{self, DelayModel};
+use crate::workload::import::anonymize::{Anonymizer, Scope};
 use crate::workload::import::convert::{ArgsMode, Dangling, Rules};
 use crate::workload::import::pipeline::{self, ImportRequest};
 use crate::workload::{resolve, trace};
@@ -93,6 +94,13 @@ pub struct ImportArgs {
     /// With --check: leave out the statements that failed.
     #[arg(long, requires = "check")]
     drop_failing: bool,
+    /// Replace values by keyed hashes keeping equality, length and type:
+    /// `literals[,identifiers,paths]` (see docs/import.md).
+    #[arg(long, value_name = "PARTS", requires = "salt")]
+    anonymize: Option<String>,
+    /// The key of --anonymize (never stored; the same salt maps the same values alike).
+    #[arg(long, requires = "anonymize")]
+    salt: Option<String>,
     /// Print the output as JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -229,6 +237,10 @@ fn import(a: &ImportArgs) -> Result<i32> {
         data_from: a.data_from.clone(),
         check: a.check,
         drop_failing: a.drop_failing,
+        anonymize: match (&a.anonymize, &a.salt) {
+            (Some(parts), Some(salt)) => Some(Anonymizer::new(salt, Scope::parse(parts)?)),
+            _ => None,
+        },
     };
     let r = pipeline::import(&req)?;
     if a.json {

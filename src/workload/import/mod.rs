@@ -7,12 +7,19 @@
 //! gigabyte of logcat is read in constant memory), returns the records a line completes, and
 //! counts the lines it recognised, skipped and dropped.
 
+pub mod anonymize;
 pub mod convert;
+pub mod dumpsys;
 pub mod jsonl;
+pub mod logcat;
+pub mod logcat_line;
+pub mod phonelab;
 pub mod pipeline;
 pub mod record;
 pub mod schema;
 pub mod source;
+pub mod sqlite_trace;
+pub mod sqllex;
 pub mod sqltext;
 
 pub use record::{ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord};
@@ -40,4 +47,9 @@ pub trait LogFormat {
     fn feed(&mut self, line: &str, out: &mut Vec<LogRecord>) -> LineOutcome;
     /// The log ended: push a pending record if it is complete, else drop it (and count it).
     fn finish(&mut self, out: &mut Vec<LogRecord>);
+    /// Statements dropped other than at a line of their own (a pending statement a later line
+    /// or the end of the log showed to be cut short), with the reason and how many.
+    fn late_drops(&self) -> &[(&'static str, u64)] {
+        &[]
+    }
 }

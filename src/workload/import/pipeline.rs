@@ -30,6 +30,8 @@ pub struct ImportRequest {
     pub data_from: Option<PathBuf>,
     pub check: bool,
     pub drop_failing: bool,
+    /// `--anonymize` with its `--salt`: every record rewritten before anything else sees it.
+    pub anonymize: Option<super::anonymize::Anonymizer>,
 }
 
 /// What an import did.
@@ -125,9 +127,20 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
     if !(req.rules.speed.is_finite() && req.rules.speed > 0.0) {
         return Err(Error::input("--speed: must be a number above 0"));
     }
+    if req.anonymize.as_ref().is_some_and(|a| a.scope.literals) && req.data_from.is_some() {
+        return Err(Error::input(
+            "--data-from: the database's rows would be copied as they are; leave out --data-from or --anonymize literals",
+        ));
+    }
+    let anon = |mut r: LogRecord| {
+        if let Some(a) = &req.anonymize {
+            a.apply(&mut r);
+        }
+        r
+    };
     let fe = source::choose(&req.input, &req.format)?;
     let mut survey = super::convert::Survey::default();
-    source::read(&req.input, fe, &mut |r| survey.add(&r))?;
+    source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?;
     if survey.statements.values().all(|n| *n == 0) {
         return Err(source::nothing_importable(&req.input));
     }
@@ -142,6 +155,11 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         (objects.into_iter().map(|(_, _, s)| s).collect(), "log")
     } else {
         (Vec::new(), "none")
+    };
+    let load: Vec<String> = match &req.anonymize {
+        // A schema from a file or a database is renamed as the log's statements are.
+        Some(a) if schema_kind != "log" => load.iter().map(|sql| a.schema_sql(sql)).collect(),
+        _ => load,
     };
     let objects = schema::objects_of(&load);
 
@@ -198,7 +216,7 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         seq += 1;
         writer.write_run(&t)
     };
-    let lines = source::read(&req.input, fe, &mut |r| match r {
+    let lines = source::read(&req.input, fe, &mut |r| match anon(r) {
         LogRecord::Statement(s) if s.db.as_deref().unwrap_or("") == db => conv.feed(s, &mut emit),
         _ => Ok(()),
     })?;
@@ -257,7 +275,9 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         settings: converted.settings.clone(),
         schema: schema_kind.into(),
         dropped: dropped.clone(),
-        anonymized: Vec::new(),
+        anonymized: req.anonymize.as_ref().map_or(Vec::new(), |a| {
+            a.scope.to_string().split(',').map(String::from).collect()
+        }),
     };
     header.workload.load_ops = load_ops;
     header.workload.run_ops = kept;

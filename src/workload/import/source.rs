@@ -2,7 +2,11 @@
 //! line loop (bounded line length, constant memory) that hands each record on and counts the
 //! lines every front end recognised, skipped and dropped.
 
+use super::dumpsys::DumpsysDbinfo;
 use super::jsonl::Jsonl;
+use super::logcat::AndroidLogcat;
+use super::phonelab::PhoneLab;
+use super::sqlite_trace::SqliteTrace;
 use super::{LineOutcome, LogFormat, LogRecord};
 use crate::error::{Error, Result, ResultExt};
 use crate::limits::{escape, MAX_LOG_LINE_BYTES};
@@ -18,10 +22,28 @@ pub struct FrontEnd {
 
 /// Every front end, in the order auto-detection tries them. Adding a format is one file
 /// implementing [`LogFormat`] and one line here.
-pub const FRONT_ENDS: &[FrontEnd] = &[FrontEnd {
-    name: "jsonl",
-    new: || Box::new(Jsonl),
-}];
+pub const FRONT_ENDS: &[FrontEnd] = &[
+    FrontEnd {
+        name: "jsonl",
+        new: || Box::new(Jsonl),
+    },
+    FrontEnd {
+        name: "phonelab",
+        new: || Box::new(PhoneLab::new()),
+    },
+    FrontEnd {
+        name: "dumpsys-dbinfo",
+        new: || Box::new(DumpsysDbinfo::new()),
+    },
+    FrontEnd {
+        name: "android-logcat",
+        new: || Box::new(AndroidLogcat::new()),
+    },
+    FrontEnd {
+        name: "sqlite-trace",
+        new: || Box::new(SqliteTrace::new()),
+    },
+];
 
 /// Lines auto-detection feeds each front end before choosing.
 const DETECT_LINES: usize = 2_000;
@@ -108,6 +130,9 @@ pub fn read(
         if failed.is_none() {
             failed = sink(r).err();
         }
+    }
+    for (why, n) in f.late_drops() {
+        *counts.dropped.entry(why.to_string()).or_default() += n;
     }
     failed.map_or(Ok(counts), Err)
 }
