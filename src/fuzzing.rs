@@ -179,7 +179,10 @@ pub fn import_jsonl(data: &[u8]) {
     let Some(f) = temp_file(".jsonl", data) else {
         return;
     };
-    let Ok(out) = tempfile::Builder::new().prefix("pocketbench-fuzz-").tempdir() else {
+    let Ok(out) = tempfile::Builder::new()
+        .prefix("pocketbench-fuzz-")
+        .tempdir()
+    else {
         return;
     };
     for (args, merge) in [(ArgsMode::Bind, false), (ArgsMode::Inline, true)] {

@@ -347,13 +347,25 @@ fn trace_import_and_capture_refuse_bad_input_without_writing_a_file() {
     );
     sb.write("notes.txt", "no statements here\n");
     let cases: [(&[&str], &str); 7] = [
-        (&["notes.txt"], "notes.txt: nothing importable found (tried as jsonl"),
-        (&["app.jsonl", "--format", "csv"], "--format: unknown format"),
+        (
+            &["notes.txt"],
+            "notes.txt: nothing importable found (tried as jsonl",
+        ),
+        (
+            &["app.jsonl", "--format", "csv"],
+            "--format: unknown format",
+        ),
         (&["app.jsonl", "--db", "/data/b.db"], "--db \"/data/b.db\""),
         (&["app.jsonl", "--window", "5s"], "--window"),
-        (&["app.jsonl", "--window", "5s..1s"], "TO must be after FROM"),
+        (
+            &["app.jsonl", "--window", "5s..1s"],
+            "TO must be after FROM",
+        ),
         (&["app.jsonl", "--speed", "0"], "--speed"),
-        (&["app.jsonl", "--schema", "missing.sql"], "--schema missing.sql"),
+        (
+            &["app.jsonl", "--schema", "missing.sql"],
+            "--schema missing.sql",
+        ),
     ];
     for (args, needle) in cases {
         let mut all = vec!["trace", "import", "-o", "out.pbt"];

@@ -501,3 +501,7 @@ impl Survey {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "convert_tests.rs"]
+mod tests;
