@@ -39,10 +39,11 @@ fn capture_library() {
     println!("cargo:rerun-if-changed=src/capture/preload.c");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
     let lib = out.join("libpocketbench-capture.so");
-    let compiler = cc::Build::new().opt_level(2).get_compiler();
-    let status = compiler
-        .to_command()
-        .args(["-shared", "-fPIC", "-Wall", "-o"])
+    // The target's C compiler alone, without the flags cc adds for static archives (a static
+    // device build's `-static` would contradict `-shared`).
+    let compiler = cc::Build::new().get_compiler();
+    let status = std::process::Command::new(compiler.path())
+        .args(["-shared", "-fPIC", "-O2", "-Wall", "-o"])
         .arg(&lib)
         .arg("src/capture/preload.c")
         .args(["-ldl", "-lpthread"])
