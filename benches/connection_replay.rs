@@ -15,9 +15,7 @@ use pocketbench::run::sample::OpSample;
 use pocketbench::stats::LatencyHistogram;
 use pocketbench::workload::model::DataModel;
 use pocketbench::workload::op::{Op, Recorded, SqlValue, TimedOp};
-use pocketbench::workload::trace::{
-    ImportInfo, TraceHeader, TraceReader, TraceWriter, VERSION_2,
-};
+use pocketbench::workload::trace::{ImportInfo, TraceHeader, TraceReader, TraceWriter, VERSION_2};
 use pocketbench::workload::WorkloadInfo;
 
 const CONNECTIONS: u32 = 4;

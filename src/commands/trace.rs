@@ -242,7 +242,16 @@ fn import(a: &ImportArgs) -> Result<i32> {
             _ => None,
         },
     };
-    let r = pipeline::import(&req)?;
+    let mut memory = if a.check {
+        Some(crate::engine::sqlite::session::MemoryDb::open()?)
+    } else {
+        None
+    };
+    let check = memory
+        .as_mut()
+        .map(|m| m as &mut dyn pipeline::StatementCheck);
+    let mut r = pipeline::import(&req, check)?;
+    r.engine_options = crate::engine::sqlite::options::from_settings(&r.settings);
     if a.json {
         super::print_json(&r)?;
         return Ok(0);

@@ -5,7 +5,6 @@
 
 use super::convert::{ArgsMode, Converter, Rules};
 use super::{schema, source, LogRecord};
-use crate::engine::sqlite::session::SqlSession;
 use crate::error::{Error, Result, ResultExt};
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
@@ -58,38 +57,24 @@ pub struct ImportReport {
     pub digest: String,
 }
 
-/// The in-memory database `--check` runs the trace on.
-struct Check {
-    session: SqlSession,
-    _conn: rusqlite::Connection,
+/// Where `--check` runs each statement: an in-memory SQLite (`engine::sqlite::session::
+/// MemoryDb`), given by the caller so this layer needs no engine.
+pub trait StatementCheck {
+    /// Run one load or run statement; the engine's message when it fails.
+    fn run(&mut self, op: &Op) -> std::result::Result<(), String>;
+}
+
+/// The check's findings.
+struct Check<'a> {
+    db: &'a mut dyn StatementCheck,
     failing: HashSet<u64>,
     messages: Vec<String>,
     failed: u64,
 }
 
-impl Check {
-    fn open() -> Result<Check> {
-        let conn = rusqlite::Connection::open_in_memory().run_err("--check: in-memory SQLite")?;
-        // SAFETY: the session is dropped before the connection (field order).
-        let session = SqlSession::new(&crate::engine::sqlite::api::BUNDLED, unsafe {
-            conn.handle()
-        });
-        Ok(Check {
-            session,
-            _conn: conn,
-            failing: HashSet::new(),
-            messages: Vec::new(),
-            failed: 0,
-        })
-    }
-
+impl Check<'_> {
     fn run(&mut self, op: &Op, run_seq: Option<u64>) {
-        let r = match op {
-            Op::Sql { sql } => self.session.exec_sql(sql),
-            Op::SqlArgs { sql, args } => self.session.exec_bound(sql, args),
-            _ => Ok(0),
-        };
-        if let Err(e) = r {
+        if let Err(e) = self.db.run(op) {
             self.failed += 1;
             if let Some(s) = run_seq {
                 self.failing.insert(s);
@@ -103,27 +88,9 @@ impl Check {
     }
 }
 
-/// Settings as the sqlite engine's `-o` options, where it has the option and the value.
-fn engine_options(settings: &BTreeMap<String, String>) -> Vec<String> {
-    let specs = crate::engine::sqlite::DESCRIPTOR.options;
-    settings
-        .iter()
-        .filter_map(|(k, v)| {
-            let v = match (k.as_str(), v.as_str()) {
-                ("synchronous", n @ ("0" | "1" | "2" | "3")) => {
-                    ["off", "normal", "full", "extra"][n.parse::<usize>().ok()?].to_string()
-                }
-                _ => v.clone(),
-            };
-            let pair = [(k.clone(), v.clone())];
-            crate::engine::options::EngineOptions::validate("sqlite", specs, &pair)
-                .ok()
-                .map(|_| format!("-o {k}={v}"))
-        })
-        .collect()
-}
-
-pub fn import(req: &ImportRequest) -> Result<ImportReport> {
+/// Import `req.input` into `req.output`; with `check` (and `req.check`), every statement is
+/// run once on it first. The report's `engine_options` is left for the caller to fill.
+pub fn import(req: &ImportRequest, check: Option<&mut dyn StatementCheck>) -> Result<ImportReport> {
     if !(req.rules.speed.is_finite() && req.rules.speed > 0.0) {
         return Err(Error::input("--speed: must be a number above 0"));
     }
@@ -192,7 +159,12 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         }),
     };
     let mut writer = TraceWriter::create(&work, &header, VERSION_2)?;
-    let mut check = req.check.then(Check::open).transpose()?;
+    let mut check = check.filter(|_| req.check).map(|db| Check {
+        db,
+        failing: HashSet::new(),
+        messages: Vec::new(),
+        failed: 0,
+    });
     let mut load_ops = 0u64;
     let mut load_op = |op: Op| -> Result<()> {
         if let Some(c) = check.as_mut() {
@@ -298,7 +270,7 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         connections: converted.connections,
         schema: schema_kind.into(),
         dropped,
-        engine_options: engine_options(&converted.settings),
+        engine_options: Vec::new(),
         settings: converted.settings,
         check_failures,
         check_failed,
