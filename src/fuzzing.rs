@@ -206,7 +206,7 @@ pub fn import_jsonl(data: &[u8]) {
             drop_failing: false,
             anonymize: None,
         };
-        if import(&req, None).is_ok() {
+        if import::<crate::engine::sqlite::session::MemoryDb>(&req, None).is_ok() {
             trace_reader(&std::fs::read(out.path().join("out.pbt")).unwrap_or_default());
         }
     }

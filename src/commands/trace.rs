@@ -53,8 +53,11 @@ pub struct ImportArgs {
     /// The statement log to import.
     file: PathBuf,
     /// Output trace.
-    #[arg(long, short = 'o')]
-    output: PathBuf,
+    #[arg(long, short = 'o', required_unless_present = "all_dbs")]
+    output: Option<PathBuf>,
+    /// One trace per database the log names, written into this directory (NAME.pbt).
+    #[arg(long, conflicts_with_all = ["output", "db"])]
+    all_dbs: Option<PathBuf>,
     /// Log format: auto (detect), or one of the front ends (jsonl, …).
     #[arg(long, default_value = "auto")]
     format: String,
@@ -217,7 +220,7 @@ fn import(a: &ImportArgs) -> Result<i32> {
     };
     let req = ImportRequest {
         input: a.file.clone(),
-        output: a.output.clone(),
+        output: a.output.clone().unwrap_or_default(),
         format: a.format.clone(),
         db: a.db.clone(),
         rules: Rules {
@@ -247,15 +250,32 @@ fn import(a: &ImportArgs) -> Result<i32> {
     } else {
         None
     };
-    let check = memory
-        .as_mut()
-        .map(|m| m as &mut dyn pipeline::StatementCheck);
-    let mut r = pipeline::import(&req, check)?;
-    r.engine_options = crate::engine::sqlite::options::from_settings(&r.settings);
+    let check = memory.as_mut();
+    let reports = match &a.all_dbs {
+        Some(dir) => pipeline::import_all(&req, dir, check)?,
+        None => vec![pipeline::import(&req, check)?],
+    };
+    let reports: Vec<_> = reports
+        .into_iter()
+        .map(|mut r| {
+            r.engine_options = crate::engine::sqlite::options::from_settings(&r.settings);
+            r
+        })
+        .collect();
     if a.json {
-        super::print_json(&r)?;
+        match &reports[..] {
+            [one] if a.all_dbs.is_none() => super::print_json(one)?,
+            all => super::print_json(&all)?,
+        }
         return Ok(0);
     }
+    for r in &reports {
+        print_import(r, a.check);
+    }
+    Ok(0)
+}
+
+fn print_import(r: &pipeline::ImportReport, check: bool) {
     println!(
         "wrote {}: {} log lines as {} ({} skipped), database {}, {} load + {} run statements on {} connection(s), schema: {}, format v{}, digest {}",
         r.file.display(),
@@ -288,7 +308,7 @@ fn import(a: &ImportArgs) -> Result<i32> {
             r.engine_options.join(" ")
         );
     }
-    if a.check {
+    if check {
         println!(
             "check: {} statement(s) failed on an in-memory SQLite",
             r.check_failed
@@ -297,5 +317,4 @@ fn import(a: &ImportArgs) -> Result<i32> {
             println!("  {m}");
         }
     }
-    Ok(0)
 }

@@ -65,14 +65,14 @@ pub trait StatementCheck {
 }
 
 /// The check's findings.
-struct Check<'a> {
-    db: &'a mut dyn StatementCheck,
+struct Check<'a, C: StatementCheck + ?Sized> {
+    db: &'a mut C,
     failing: HashSet<u64>,
     messages: Vec<String>,
     failed: u64,
 }
 
-impl Check<'_> {
+impl<C: StatementCheck + ?Sized> Check<'_, C> {
     fn run(&mut self, op: &Op, run_seq: Option<u64>) {
         if let Err(e) = self.db.run(op) {
             self.failed += 1;
@@ -88,9 +88,74 @@ impl Check<'_> {
     }
 }
 
+/// `--all-dbs DIR`: one trace per database the log names, each `DIR/NAME.pbt` after the
+/// database file's name (letters, digits, `-`, `_`, `.`; a number added when two collide).
+pub fn import_all<C: StatementCheck + ?Sized>(
+    req: &ImportRequest,
+    dir: &Path,
+    mut check: Option<&mut C>,
+) -> Result<Vec<ImportReport>> {
+    let fe = source::choose(&req.input, &req.format)?;
+    let mut survey = super::convert::Survey::default();
+    source::read(&req.input, fe, &mut |mut r| {
+        if let Some(a) = &req.anonymize {
+            a.apply(&mut r);
+        }
+        survey.add(&r)
+    })?;
+    if survey.statements.values().all(|n| *n == 0) {
+        return Err(source::nothing_importable(&req.input));
+    }
+    std::fs::create_dir_all(dir)
+        .input_err(format!("--all-dbs {}: cannot create", dir.display()))?;
+    let mut taken = HashSet::new();
+    let mut out = Vec::new();
+    for (db, n) in &survey.statements {
+        if *n == 0 {
+            continue;
+        }
+        let base: String = Path::new(db)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let base = if base.trim_matches('.').is_empty() {
+            "db".to_string()
+        } else {
+            base
+        };
+        let mut name = base.clone();
+        for i in 2.. {
+            if taken.insert(name.clone()) {
+                break;
+            }
+            name = format!("{base}-{i}");
+        }
+        let one = ImportRequest {
+            db: Some(db.clone()),
+            output: dir.join(format!("{name}.pbt")),
+            format: fe.name.to_string(),
+            ..req.clone()
+        };
+        out.push(import(&one, check.as_deref_mut())?);
+    }
+    Ok(out)
+}
+
 /// Import `req.input` into `req.output`; with `check` (and `req.check`), every statement is
 /// run once on it first. The report's `engine_options` is left for the caller to fill.
-pub fn import(req: &ImportRequest, check: Option<&mut dyn StatementCheck>) -> Result<ImportReport> {
+pub fn import<C: StatementCheck + ?Sized>(
+    req: &ImportRequest,
+    check: Option<&mut C>,
+) -> Result<ImportReport> {
     if !(req.rules.speed.is_finite() && req.rules.speed > 0.0) {
         return Err(Error::input("--speed: must be a number above 0"));
     }
