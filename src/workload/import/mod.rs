@@ -21,6 +21,8 @@ pub mod source;
 pub mod sqlite_trace;
 pub mod sqllex;
 pub mod sqltext;
+pub mod stats;
+pub mod stats_file;
 
 pub use record::{ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord};
 
