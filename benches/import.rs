@@ -73,7 +73,8 @@ fn main() {
     let secs = t.elapsed().as_secs_f64();
     assert_eq!(counts.lines, lines);
     assert_eq!(statements, i);
-    let kib = |v: Option<u64>| v.map_or("?".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+    let kib =
+        |v: Option<u64>| v.map_or("?".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
     println!(
         "import android-logcat: {} lines ({:.0} MiB, {} statements) in {:.2} s: {:.2} M lines/s, {:.0} MiB/s; peak RSS {} before, {} after",
         lines,

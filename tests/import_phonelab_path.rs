@@ -63,6 +63,10 @@ fn a_pocketdata_recording_written_as_phonelab_lines_imports_back_to_the_same_sta
     assert_eq!(got.len(), want.len());
     for (i, ((gs, gt), (ws, wt))) in got.iter().zip(&want).enumerate() {
         assert_eq!(gs, ws, "statement {i}");
-        assert_eq!(gt - got[0].1, (wt - want[0].1) * 1_000_000, "time of statement {i}");
+        assert_eq!(
+            gt - got[0].1,
+            (wt - want[0].1) * 1_000_000,
+            "time of statement {i}"
+        );
     }
 }
