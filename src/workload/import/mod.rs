@@ -18,6 +18,7 @@ pub mod pipeline;
 pub mod record;
 pub mod schema;
 pub mod source;
+pub mod sql_words;
 pub mod sqlite_trace;
 pub mod sqllex;
 pub mod sqltext;
