@@ -297,3 +297,40 @@ fn import_anonymises_under_the_salt_and_the_header_says_what() {
         .unwrap();
     assert_eq!(st.status.code(), Some(2));
 }
+
+#[test]
+fn stats_of_a_shell_trace_classify_by_sqlite_itself() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pocketbench"))
+        .args(["trace", "stats", "--json"])
+        .arg(Path::new(DIR).join("sqlite-trace-plain.sql"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["source"]["format"], "sqlite-trace");
+    assert_eq!(s["statements"], 8);
+    // The CREATEs are run on the in-memory database, so the later statements prepare.
+    assert_eq!(
+        s["read_write"],
+        serde_json::json!({"read": 1, "transaction": 2, "write": 5})
+    );
+    assert_eq!(s["mix"]["CREATE"], 3);
+    assert_eq!(s["transactions"]["count"], 1);
+    assert_eq!(s["transactions"]["statements_max"], 4);
+    assert_eq!(
+        s["dropped"]["a trigger's statement (printed as a comment)"],
+        4
+    );
+    assert_eq!(s["lines"], 13);
+    // A missing file: one line, exit 2.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pocketbench"))
+        .args(["trace", "stats", "no/such.log"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+}

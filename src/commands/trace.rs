@@ -6,6 +6,7 @@ use crate::workload::delay::{self, DelayModel};
 use crate::workload::import::anonymize::{Anonymizer, Scope};
 use crate::workload::import::convert::{ArgsMode, Dangling, Rules};
 use crate::workload::import::pipeline::{self, ImportRequest};
+use crate::workload::import::stats_file;
 use crate::workload::{resolve, trace};
 use clap::Subcommand;
 use serde::Serialize;
@@ -33,6 +34,21 @@ pub enum TraceCommand {
         after_help = "Examples:\n  pocketbench capture -o app.jsonl -- python3 app.py\n  pocketbench trace import app.jsonl -o app.pbt\n  pocketbench trace import --format jsonl --args inline --merge-connections app.jsonl -o app-v1.pbt"
     )]
     Import(ImportArgs),
+    /// Statistics of a trace or a log: source and drops, statement mix, reads and writes,
+    /// transactions, top statements, arrivals, connections, durations, replay time.
+    #[command(
+        after_help = "Examples:\n  pocketbench trace stats app.pbt\n  pocketbench trace stats logcat.txt --json"
+    )]
+    Stats {
+        /// A trace, or a log (read through its front end).
+        file: PathBuf,
+        /// The log's format when FILE is a log (auto: detected).
+        #[arg(long, default_value = "auto")]
+        format: String,
+        /// Print the output as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a trace: header, totals, operation mix, delays, first operations.
     #[command(after_help = "Example:\n  pocketbench trace show c.pbt --limit 20")]
     Show {
@@ -112,6 +128,15 @@ pub struct ImportArgs {
 pub fn main(cmd: &TraceCommand) -> Result<i32> {
     match cmd {
         TraceCommand::Import(a) => import(a),
+        TraceCommand::Stats { file, format, json } => {
+            let stats = stats_file::of_file(file, format)?;
+            if *json {
+                super::print_json(&stats)?;
+            } else {
+                print!("{}", stats_file::render(&stats));
+            }
+            Ok(0)
+        }
         TraceCommand::Gen {
             workload,
             output,
@@ -271,12 +296,12 @@ fn import(a: &ImportArgs) -> Result<i32> {
         return Ok(0);
     }
     for r in &reports {
-        print_import(r, a.check);
+        print_import(r, a.check)?;
     }
     Ok(0)
 }
 
-fn print_import(r: &pipeline::ImportReport, check: bool) {
+fn print_import(r: &pipeline::ImportReport, check: bool) -> Result<()> {
     println!(
         "wrote {}: {} log lines as {} ({} skipped), database {}, {} load + {} run statements on {} connection(s), schema: {}, format v{}, digest {}",
         r.file.display(),
@@ -318,4 +343,10 @@ fn print_import(r: &pipeline::ImportReport, check: bool) {
             println!("  {m}");
         }
     }
+    println!();
+    print!(
+        "{}",
+        stats_file::render(&stats_file::of_file(&r.file, "auto")?)
+    );
+    Ok(())
 }

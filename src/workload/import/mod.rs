@@ -20,8 +20,11 @@ pub mod pipeline;
 pub mod record;
 pub mod schema;
 pub mod source;
+pub mod sql_words;
 pub mod sqlite_trace;
 pub mod sqltext;
+pub mod stats;
+pub mod stats_file;
 
 pub use record::{ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord};
 
