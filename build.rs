@@ -67,7 +67,9 @@ fn preload_library(source: &str, name: &str, missing: Missing) {
         .try_get_compiler()
         .map_err(|e| e.to_string())
         .and_then(|c| {
-            c.to_command()
+            // The compiler alone, without the flags cc adds for static archives (a static
+            // device build's `-static` would contradict `-shared`).
+            std::process::Command::new(c.path())
                 .args(["-shared", "-fPIC", "-O2", "-Wall", "-o"])
                 .arg(&lib)
                 .arg(source)

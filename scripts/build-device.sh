@@ -58,4 +58,7 @@ for arch in "${arches[@]}"; do
     cp "target/device-build/$target/device/pocketbench" "target/device/$arch/pocketbench"
     file "target/device/$arch/pocketbench" 2>/dev/null || true
     ls -l "target/device/$arch/pocketbench"
+    # capture's preload library (also embedded in the binary), for programs on the board.
+    "$cc" -shared -fPIC -O2 -Wall -o "target/device/$arch/libpocketbench-capture.so" src/capture/preload.c -ldl -lpthread
+    ls -l "target/device/$arch/libpocketbench-capture.so"
 done

@@ -169,6 +169,47 @@ pub fn import_dumpsys(data: &[u8]) {
     import_log("dumpsys-dbinfo", data);
 }
 
+/// pocketbench's own statement log (`jsonl`), imported all the way to a trace: the parser,
+/// the conversion rules (arguments bound, then inline and merged), and the trace written.
+pub fn import_jsonl(data: &[u8]) {
+    use crate::workload::import::convert::{ArgsMode, Dangling, Rules};
+    use crate::workload::import::pipeline::{import, ImportRequest};
+    let Some(f) = temp_file(".jsonl", data) else {
+        return;
+    };
+    let Ok(out) = tempfile::Builder::new()
+        .prefix("pocketbench-fuzz-")
+        .tempdir()
+    else {
+        return;
+    };
+    for (args, merge) in [(ArgsMode::Bind, false), (ArgsMode::Inline, true)] {
+        let req = ImportRequest {
+            input: f.path().to_path_buf(),
+            output: out.path().join("out.pbt"),
+            format: "jsonl".into(),
+            db: None,
+            rules: Rules {
+                args,
+                dangling: Dangling::Commit,
+                merge_connections: merge,
+                window: None,
+                max_gap_ns: Some(1_000_000_000),
+                speed: 2.0,
+            },
+            schema_file: None,
+            schema_from: None,
+            data_from: None,
+            check: false,
+            drop_failing: false,
+            anonymize: None,
+        };
+        if import::<crate::engine::sqlite::session::MemoryDb>(&req, None).is_ok() {
+            trace_reader(&std::fs::read(out.path().join("out.pbt")).unwrap_or_default());
+        }
+    }
+}
+
 /// A fuzz target's entry point.
 pub type Target = fn(&[u8]);
 
@@ -197,7 +238,7 @@ pub fn device_text(data: &[u8]) {
     }
 }
 
-pub const TARGETS: [(&str, Target); 14] = [
+pub const TARGETS: [(&str, Target); 15] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
@@ -212,4 +253,5 @@ pub const TARGETS: [(&str, Target); 14] = [
     ("import_sqlite_trace", import_sqlite_trace),
     ("import_phonelab", import_phonelab),
     ("import_dumpsys", import_dumpsys),
+    ("import_jsonl", import_jsonl),
 ];

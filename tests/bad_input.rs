@@ -337,3 +337,44 @@ fn trace_gen_refuses_bad_input_without_writing_a_file() {
         assert!(!sb.path("out.pbt").exists(), "{args:?} left a trace behind");
     }
 }
+
+#[test]
+fn trace_import_and_capture_refuse_bad_input_without_writing_a_file() {
+    let sb = Sandbox::new();
+    let log = sb.write(
+        "app.jsonl",
+        r#"{"statement":{"t_ns":1,"db":"/data/a.db","sql":"SELECT 1"}}"#,
+    );
+    sb.write("notes.txt", "no statements here\n");
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["notes.txt"],
+            "notes.txt: nothing importable found (tried as jsonl",
+        ),
+        (
+            &["app.jsonl", "--format", "csv"],
+            "--format: unknown format",
+        ),
+        (&["app.jsonl", "--db", "/data/b.db"], "--db \"/data/b.db\""),
+        (&["app.jsonl", "--window", "5s"], "--window"),
+        (
+            &["app.jsonl", "--window", "5s..1s"],
+            "TO must be after FROM",
+        ),
+        (&["app.jsonl", "--speed", "0"], "--speed"),
+        (
+            &["app.jsonl", "--schema", "missing.sql"],
+            "--schema missing.sql",
+        ),
+    ];
+    for (args, needle) in cases {
+        let mut all = vec!["trace", "import", "-o", "out.pbt"];
+        all.extend_from_slice(args);
+        assert_refused(&sb.pb(all), &[needle]);
+        assert!(!sb.path("out.pbt").exists(), "{args:?} left a trace behind");
+    }
+    assert!(log.exists());
+    let out = sb.pb(["capture", "-o", "cap.jsonl", "--", "/no/such/program"]);
+    assert_refused(&out, &["capture: cannot run \"/no/such/program\""]);
+    assert!(!sb.path("cap.jsonl").exists());
+}

@@ -3,19 +3,29 @@
 //! and why, worked out by hand from the sample's lines; and auto-detection picking each
 //! sample's format.
 
-use pocketbench::workload::import::feed::{records_of, FeedCounts};
+use pocketbench::workload::import::source::{self, LineCounts};
 use pocketbench::workload::import::{
-    self, ArgValue, LogFormat, LogRecord, SchemaRecord, Stamp, StatementRecord,
+    lexer, ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord,
 };
-use std::io::BufReader;
+use std::path::Path;
 
 const DIR: &str = "tests/fixtures/import";
 const MS: u64 = 1_000_000;
 
-fn import(format: &str, file: &str) -> (Vec<LogRecord>, FeedCounts) {
-    let mut f: Box<dyn LogFormat> = import::front_end(format).unwrap();
-    let file = std::fs::File::open(format!("{DIR}/{file}")).unwrap();
-    records_of(f.as_mut(), BufReader::new(file)).unwrap()
+fn import(format: &str, file: &str) -> (Vec<LogRecord>, LineCounts) {
+    let path = Path::new(DIR).join(file);
+    let fe = source::choose(&path, format).unwrap();
+    let mut records = Vec::new();
+    let counts = source::read(&path, fe, &mut |r| {
+        records.push(r);
+        Ok(())
+    })
+    .unwrap();
+    (records, counts)
+}
+
+fn dropped_total(c: &LineCounts) -> u64 {
+    c.dropped.values().sum()
 }
 
 fn statements(records: &[LogRecord]) -> Vec<&StatementRecord> {
@@ -28,7 +38,7 @@ fn statements(records: &[LogRecord]) -> Vec<&StatementRecord> {
         .collect()
 }
 
-fn dropped(c: &FeedCounts) -> Vec<(&str, u64)> {
+fn dropped(c: &LineCounts) -> Vec<(&str, u64)> {
     c.dropped.iter().map(|(k, v)| (k.as_str(), *v)).collect()
 }
 
@@ -56,9 +66,9 @@ fn logcat_statement_and_time_tags_pair_up_per_thread() {
     // Started at the SQLiteStatements line, lasting what SQLiteTime says.
     let t0 = s[0].t_ns;
     let offsets: Vec<u64> = s.iter().map(|r| r.t_ns - t0).collect();
-    assert_eq!(offsets, [0, 1 * MS, 3 * MS, 4 * MS, 110 * MS]);
+    assert_eq!(offsets, [0, MS, 3 * MS, 4 * MS, 110 * MS]);
     let durs: Vec<u64> = s.iter().map(|r| r.dur_ns.unwrap()).collect();
-    assert_eq!(durs, [350_000, 1_500_000, 800_000, 5 * MS, 1 * MS]);
+    assert_eq!(durs, [350_000, 1_500_000, 800_000, 5 * MS, MS]);
     assert!(s
         .iter()
         .all(|r| r.stamp == Stamp::Start && r.pid == Some(4242)));
@@ -129,7 +139,7 @@ fn sqlite_shell_trace_without_and_with_profile_times() {
         s[5].sql,
         "INSERT INTO notes(title, body) VALUES('it''s; fine', NULL)"
     );
-    let verbs: Vec<String> = s.iter().map(|r| import::lexer::verb(&r.sql)).collect();
+    let verbs: Vec<String> = s.iter().map(|r| lexer::verb(&r.sql)).collect();
     assert_eq!(
         verbs,
         ["CREATE", "CREATE", "CREATE", "BEGIN", "INSERT", "INSERT", "COMMIT", "SELECT"]
@@ -154,7 +164,7 @@ fn sqlite_shell_trace_without_and_with_profile_times() {
             ("DELETE FROM log", 11 * MS, MS),
         ]
     );
-    assert_eq!(counts.dropped_total(), 0);
+    assert_eq!(dropped_total(&counts), 0);
 }
 
 #[test]
@@ -207,7 +217,7 @@ fn dumpsys_recent_operations_oldest_first_per_connection() {
     assert_eq!((s[0].dur_ns, s[1].dur_ns), (Some(0), Some(15 * MS)));
     assert_eq!(s[1].conn.as_deref(), Some(format!("{db}#0").as_str()));
     assert_eq!(s[1].db.as_deref(), Some(db));
-    assert_eq!(counts.dropped_total(), 0);
+    assert_eq!(dropped_total(&counts), 0);
 }
 
 #[test]
@@ -220,8 +230,107 @@ fn detection_names_each_samples_format() {
         ("phonelab.tsv", "phonelab"),
         ("dumpsys-dbinfo.txt", "dumpsys-dbinfo"),
     ] {
-        let text = std::fs::read_to_string(format!("{DIR}/{file}")).unwrap();
-        assert_eq!(import::detect(text.lines()), Some(format), "{file}");
+        let fe = source::choose(&Path::new(DIR).join(file), "auto").unwrap();
+        assert_eq!(fe.name, format, "{file}");
     }
-    assert_eq!(import::detect("hello\nworld".lines()), None);
+    let Err(e) = source::choose(&Path::new(DIR).join("README.md"), "auto") else {
+        panic!("the README detected as a log");
+    };
+    assert!(e.to_string().contains("nothing importable"), "{e}");
+}
+
+#[test]
+fn import_anonymises_under_the_salt_and_the_header_says_what() {
+    let dir = tempfile::tempdir().unwrap();
+    let import = |salt: &str, out: &str| {
+        let out = dir.path().join(out);
+        let st = std::process::Command::new(env!("CARGO_BIN_EXE_pocketbench"))
+            .args([
+                "trace",
+                "import",
+                "--anonymize",
+                "literals,paths",
+                "--salt",
+                salt,
+                "-o",
+            ])
+            .arg(&out)
+            .arg(Path::new(DIR).join("logcat-studio-operations.txt"))
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let r = pocketbench::workload::trace::TraceReader::open(&out).unwrap();
+        let info = r.header().import.clone().unwrap();
+        let sql: Vec<String> = r
+            .filter_map(|i| match i.unwrap() {
+                pocketbench::workload::trace::TraceItem::Run(t) => Some(format!("{:?}", t.op)),
+                _ => None,
+            })
+            .collect();
+        (info, sql)
+    };
+    let (a, sa) = import("one", "a.pbt");
+    let (b, sb) = import("one", "b.pbt");
+    let (_, sc) = import("two", "c.pbt");
+    assert_eq!(a.anonymized, ["literals", "paths"]);
+    assert_eq!(sa, sb, "the same salt maps alike");
+    assert_ne!(sa, sc, "another salt maps otherwise");
+    assert!(!sa.concat().contains("groceries"));
+    assert!(!a.db.contains("example") && a.db.ends_with(".db"));
+    assert_eq!(a.db, b.db);
+    // No salt: refused by the flag parser, exit 2.
+    let st = std::process::Command::new(env!("CARGO_BIN_EXE_pocketbench"))
+        .args([
+            "trace",
+            "import",
+            "--anonymize",
+            "literals",
+            "-o",
+            "x.pbt",
+            "y.log",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(2));
+}
+
+#[test]
+fn stats_of_a_shell_trace_classify_by_sqlite_itself() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pocketbench"))
+        .args(["trace", "stats", "--json"])
+        .arg(Path::new(DIR).join("sqlite-trace-plain.sql"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["source"]["format"], "sqlite-trace");
+    assert_eq!(s["statements"], 8);
+    // The CREATEs are run on the in-memory database, so the later statements prepare.
+    assert_eq!(
+        s["read_write"],
+        serde_json::json!({"read": 1, "transaction": 2, "write": 5})
+    );
+    assert_eq!(s["mix"]["CREATE"], 3);
+    assert_eq!(s["transactions"]["count"], 1);
+    assert_eq!(s["transactions"]["statements_max"], 4);
+    assert_eq!(
+        s["dropped"]["a trigger's statement (printed as a comment)"],
+        4
+    );
+    assert_eq!(s["lines"], 13);
+    // A missing file: one line, exit 2.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pocketbench"))
+        .args(["trace", "stats", "no/such.log"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
 }

@@ -106,11 +106,11 @@ fn harness_rate(trace_path: &Path, db_dir: &Path, work: &Path, round: u64) -> f6
         pacing: Pacing::Think,
         delay: Some("zero".into()),
         seed: 1,
+        merge_connections: false,
         spool: work.join(format!("spool-{round}")),
         report: work.join(format!("report-{round}.json")),
         observe: Default::default(),
         flash_trace: None,
-        merge_connections: false,
     };
     let mut engine = engine::open("sqlite", &[], db_dir).expect("sqlite");
     let mut reader = TraceReader::open(trace_path).expect("trace");

@@ -56,6 +56,8 @@ pub fn capture(output: &Path, command: &[String]) -> Result<Captured> {
         .env(OUT_VAR, &out_abs)
         .status()
         .map_err(|e| {
+            // Nothing ran: leave no empty log behind.
+            let _ = std::fs::remove_file(output);
             Error::input(format!(
                 "capture: cannot run {}: {e}",
                 crate::limits::escape(program)

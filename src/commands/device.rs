@@ -35,6 +35,31 @@ pub enum DeviceCommand {
         after_help = "Examples:\n  pocketbench device pull\n  pocketbench device pull pi --wait"
     )]
     Pull(PullArgs),
+    /// Capture an Android app's SQL: turn on the framework's statement, time and operation
+    /// logs, restart the app, collect its logcat for a while, read its databases' schema,
+    /// restore every property, and write the statement log (import it with `trace import`).
+    #[command(
+        after_help = "Examples:\n  pocketbench device capture --package com.example.notes --duration 60s -o notes.jsonl\n  pocketbench trace import notes.jsonl -o notes.pbt"
+    )]
+    Capture(CaptureArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CaptureArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// The app's package name.
+    #[arg(long)]
+    pub package: String,
+    /// How long to collect after the app starts (use the app meanwhile).
+    #[arg(long)]
+    pub duration: String,
+    /// The statement log to write (its raw logcat goes beside it, as .logcat).
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Which device, and where on it.
@@ -135,6 +160,7 @@ pub fn main(cmd: &DeviceCommand, cli: clap::Command) -> Result<i32> {
         DeviceCommand::List(a) => list(a),
         DeviceCommand::Run(a) => run(a, cli),
         DeviceCommand::Pull(a) => pull(a),
+        DeviceCommand::Capture(a) => capture(a),
     }
 }
 
@@ -394,4 +420,36 @@ fn pull(a: &PullArgs) -> Result<i32> {
         report(t.as_ref(), &f.job.id, merged, &a.follow.results);
     }
     Ok(if running > 0 { 1 } else { 0 })
+}
+
+fn capture(a: &CaptureArgs) -> Result<i32> {
+    let req = device::capture::CaptureRequest {
+        package: a.package.clone(),
+        duration: duration(&a.duration, "--duration")?,
+        output: a.output.clone(),
+    };
+    let t = device::select(&a.target.selector())?;
+    let r = device::capture::capture(t.as_ref(), &req)?;
+    if a.json {
+        super::print_json(&r)?;
+        return Ok(0);
+    }
+    println!(
+        "wrote {}: {} statement(s) from {} logcat line(s) of pid(s) {:?} (raw: {}); schema: {} object(s) of {} database(s)",
+        r.output.display(),
+        r.statements,
+        r.lines,
+        r.pids,
+        r.logcat.display(),
+        r.schema_objects,
+        r.databases.len()
+    );
+    println!("set and restored: {}", r.set.join(", "));
+    if !r.not_set.is_empty() {
+        println!("could not set: {}", r.not_set.join(", "));
+    }
+    if let Some(p) = &r.schema_problem {
+        println!("schema not read: {p} (give it with trace import --schema)");
+    }
+    Ok(0)
 }

@@ -3,8 +3,10 @@
 use crate::error::Result;
 use crate::run::args::WorkloadArgs;
 use crate::workload::delay::{self, DelayModel};
+use crate::workload::import::anonymize::{Anonymizer, Scope};
 use crate::workload::import::convert::{ArgsMode, Dangling, Rules};
 use crate::workload::import::pipeline::{self, ImportRequest};
+use crate::workload::import::stats_file;
 use crate::workload::{resolve, trace};
 use clap::Subcommand;
 use serde::Serialize;
@@ -32,6 +34,21 @@ pub enum TraceCommand {
         after_help = "Examples:\n  pocketbench capture -o app.jsonl -- python3 app.py\n  pocketbench trace import app.jsonl -o app.pbt\n  pocketbench trace import --format jsonl --args inline --merge-connections app.jsonl -o app-v1.pbt"
     )]
     Import(ImportArgs),
+    /// Statistics of a trace or a log: source and drops, statement mix, reads and writes,
+    /// transactions, top statements, arrivals, connections, durations, replay time.
+    #[command(
+        after_help = "Examples:\n  pocketbench trace stats app.pbt\n  pocketbench trace stats logcat.txt --json"
+    )]
+    Stats {
+        /// A trace, or a log (read through its front end).
+        file: PathBuf,
+        /// The log's format when FILE is a log (auto: detected).
+        #[arg(long, default_value = "auto")]
+        format: String,
+        /// Print the output as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a trace: header, totals, operation mix, delays, first operations.
     #[command(after_help = "Example:\n  pocketbench trace show c.pbt --limit 20")]
     Show {
@@ -52,8 +69,11 @@ pub struct ImportArgs {
     /// The statement log to import.
     file: PathBuf,
     /// Output trace.
-    #[arg(long, short = 'o')]
-    output: PathBuf,
+    #[arg(long, short = 'o', required_unless_present = "all_dbs")]
+    output: Option<PathBuf>,
+    /// One trace per database the log names, written into this directory (NAME.pbt).
+    #[arg(long, conflicts_with_all = ["output", "db"])]
+    all_dbs: Option<PathBuf>,
     /// Log format: auto (detect), or one of the front ends (jsonl, …).
     #[arg(long, default_value = "auto")]
     format: String,
@@ -93,6 +113,13 @@ pub struct ImportArgs {
     /// With --check: leave out the statements that failed.
     #[arg(long, requires = "check")]
     drop_failing: bool,
+    /// Replace values by keyed hashes keeping equality, length and type:
+    /// `literals[,identifiers,paths]` (see docs/import.md).
+    #[arg(long, value_name = "PARTS", requires = "salt")]
+    anonymize: Option<String>,
+    /// The key of --anonymize (never stored; the same salt maps the same values alike).
+    #[arg(long, requires = "anonymize")]
+    salt: Option<String>,
     /// Print the output as JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -101,6 +128,15 @@ pub struct ImportArgs {
 pub fn main(cmd: &TraceCommand) -> Result<i32> {
     match cmd {
         TraceCommand::Import(a) => import(a),
+        TraceCommand::Stats { file, format, json } => {
+            let stats = stats_file::of_file(file, format)?;
+            if *json {
+                super::print_json(&stats)?;
+            } else {
+                print!("{}", stats_file::render(&stats));
+            }
+            Ok(0)
+        }
         TraceCommand::Gen {
             workload,
             output,
@@ -210,7 +246,7 @@ fn import(a: &ImportArgs) -> Result<i32> {
     };
     let req = ImportRequest {
         input: a.file.clone(),
-        output: a.output.clone(),
+        output: a.output.clone().unwrap_or_default(),
         format: a.format.clone(),
         db: a.db.clone(),
         rules: Rules {
@@ -230,12 +266,42 @@ fn import(a: &ImportArgs) -> Result<i32> {
         data_from: a.data_from.clone(),
         check: a.check,
         drop_failing: a.drop_failing,
+        anonymize: match (&a.anonymize, &a.salt) {
+            (Some(parts), Some(salt)) => Some(Anonymizer::new(salt, Scope::parse(parts)?)),
+            _ => None,
+        },
     };
-    let r = pipeline::import(&req)?;
+    let mut memory = if a.check {
+        Some(crate::engine::sqlite::session::MemoryDb::open()?)
+    } else {
+        None
+    };
+    let check = memory.as_mut();
+    let reports = match &a.all_dbs {
+        Some(dir) => pipeline::import_all(&req, dir, check)?,
+        None => vec![pipeline::import(&req, check)?],
+    };
+    let reports: Vec<_> = reports
+        .into_iter()
+        .map(|mut r| {
+            r.engine_options = crate::engine::sqlite::options::from_settings(&r.settings);
+            r
+        })
+        .collect();
     if a.json {
-        super::print_json(&r)?;
+        match &reports[..] {
+            [one] if a.all_dbs.is_none() => super::print_json(one)?,
+            all => super::print_json(&all)?,
+        }
         return Ok(0);
     }
+    for r in &reports {
+        print_import(r, a.check)?;
+    }
+    Ok(0)
+}
+
+fn print_import(r: &pipeline::ImportReport, check: bool) -> Result<()> {
     println!(
         "wrote {}: {} log lines as {} ({} skipped), database {}, {} load + {} run statements on {} connection(s), schema: {}, format v{}, digest {}",
         r.file.display(),
@@ -251,7 +317,10 @@ fn import(a: &ImportArgs) -> Result<i32> {
         r.digest
     );
     for (db, n) in &r.other_dbs {
-        println!("other database {} ({n} statements): --db to import it", crate::limits::escape(db));
+        println!(
+            "other database {} ({n} statements): --db to import it",
+            crate::limits::escape(db)
+        );
     }
     for (why, n) in &r.dropped {
         println!("dropped {n}: {why}");
@@ -259,13 +328,25 @@ fn import(a: &ImportArgs) -> Result<i32> {
     if !r.settings.is_empty() {
         let s: Vec<String> = r.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
         println!("the app set {} (not replayed)", s.join(", "));
-        println!("as the app ran: pocketbench run --trace {} {}", r.file.display(), r.engine_options.join(" "));
+        println!(
+            "as the app ran: pocketbench run --trace {} {}",
+            r.file.display(),
+            r.engine_options.join(" ")
+        );
     }
-    if a.check {
-        println!("check: {} statement(s) failed on an in-memory SQLite", r.check_failed);
+    if check {
+        println!(
+            "check: {} statement(s) failed on an in-memory SQLite",
+            r.check_failed
+        );
         for m in &r.check_failures {
             println!("  {m}");
         }
     }
-    Ok(0)
+    println!();
+    print!(
+        "{}",
+        stats_file::render(&stats_file::of_file(&r.file, "auto")?)
+    );
+    Ok(())
 }

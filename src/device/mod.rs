@@ -10,6 +10,7 @@
 
 pub mod adb;
 pub mod binaries;
+pub mod capture;
 pub mod collect;
 pub mod config;
 pub mod job;

@@ -12,6 +12,7 @@ use std::process::Command;
 
 pub mod browser;
 pub mod fake_device;
+pub mod jvm;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod study;

@@ -69,6 +69,26 @@ pub fn effective(options: &EngineOptions) -> Vec<(&'static str, String)> {
         .collect()
 }
 
+/// Connection settings an app made (`trace import`: PRAGMA name → value) as this engine's
+/// `-o` options, where it has the option and takes the value (`synchronous` numbers as words).
+pub fn from_settings(settings: &std::collections::BTreeMap<String, String>) -> Vec<String> {
+    settings
+        .iter()
+        .filter_map(|(k, v)| {
+            let v = match (k.as_str(), v.as_str()) {
+                ("synchronous", n @ ("0" | "1" | "2" | "3")) => {
+                    ["off", "normal", "full", "extra"][n.parse::<usize>().ok()?].to_string()
+                }
+                _ => v.clone(),
+            };
+            let pair = [(k.clone(), v.clone())];
+            EngineOptions::validate("sqlite", SPECS, &pair)
+                .ok()
+                .map(|_| format!("-o {k}={v}"))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +105,17 @@ mod tests {
         assert!(e.contains(&("journal_mode", "truncate".to_string())));
         assert!(e.contains(&("synchronous", "off".to_string())));
         assert!(e.contains(&("wal_autocheckpoint", "100".to_string())));
+    }
+
+    #[test]
+    fn an_apps_settings_become_the_options_this_engine_has() {
+        let settings = [("journal_mode", "wal"), ("synchronous", "1"), ("foo", "1")]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into_iter()
+            .collect();
+        assert_eq!(
+            from_settings(&settings),
+            ["-o journal_mode=wal", "-o synchronous=normal"]
+        );
     }
 }

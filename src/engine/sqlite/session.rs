@@ -202,6 +202,36 @@ impl SqlSession {
     }
 }
 
+/// A private in-memory SQLite that statements run on once (`trace import --check`).
+pub struct MemoryDb {
+    // The session's statements are finalized before the connection closes (field order).
+    session: SqlSession,
+    _conn: rusqlite::Connection,
+}
+
+impl MemoryDb {
+    pub fn open() -> Result<MemoryDb> {
+        let conn = rusqlite::Connection::open_in_memory()
+            .map_err(|e| Error::failed(format!("in-memory SQLite: {e}")))?;
+        // SAFETY: the handle stays valid while `conn` lives, which outlives the session.
+        let session = SqlSession::new(&super::api::BUNDLED, unsafe { conn.handle() });
+        Ok(MemoryDb {
+            session,
+            _conn: conn,
+        })
+    }
+}
+
+impl crate::workload::import::pipeline::StatementCheck for MemoryDb {
+    fn run(&mut self, op: &Op) -> std::result::Result<(), String> {
+        match op {
+            Op::Sql { sql } => self.session.exec_sql(sql).map(drop),
+            Op::SqlArgs { sql, args } => self.session.exec_bound(sql, args).map(drop),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Run `sql` — any text, as a workload file could hold — through [`SqlSession::exec_sql`] on a
 /// private in-memory database that cannot attach files and stops after about ten million
 /// virtual-machine steps. The fuzz target of the statement splitter drives it.

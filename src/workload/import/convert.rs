@@ -10,7 +10,7 @@ use super::sqltext::{created_object, inline_args, pragma_setting, txn_step, TxnS
 use crate::error::{Error, Result};
 use crate::limits::MAX_CONNECTIONS;
 use crate::workload::op::{Op, Recorded, SqlValue, TimedOp};
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 
 /// How arguments are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -50,7 +50,7 @@ const REORDER_MAX: usize = 65_536;
 
 /// A blob argument's hex as bytes; `None` when it is not hex.
 pub fn blob_bytes(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     (0..hex.len())
@@ -126,6 +126,11 @@ pub struct Converter<'a> {
     conns: HashMap<String, u32>,
     /// The latest start fed per connection key.
     conn_starts: HashMap<String, u64>,
+    /// Merged: the connection (key) inside a transaction, and the statements of other
+    /// connections waiting for it to end (with their count per connection).
+    owner: Option<String>,
+    deferred: VecDeque<StatementRecord>,
+    deferred_by: HashMap<String, u64>,
     txns: Vec<Txn>,
     pending: Option<TimedOp>,
     last_offset: u64,
@@ -147,6 +152,9 @@ impl<'a> Converter<'a> {
             base: None,
             conns: HashMap::new(),
             conn_starts: HashMap::new(),
+            owner: None,
+            deferred: VecDeque::new(),
+            deferred_by: HashMap::new(),
             txns: Vec::new(),
             pending: None,
             last_offset: 0,
@@ -181,15 +189,8 @@ impl<'a> Converter<'a> {
         let mut s = s;
         s.t_ns = start;
         s.stamp = super::record::Stamp::Start;
-        // Merged into one stream, statements go in completion order: a transaction that waited
-        // for another connection's lock then follows that connection's COMMIT, as it ran.
-        let order = if self.rules.merge_connections {
-            start.saturating_add(s.dur_ns.unwrap_or(0))
-        } else {
-            start
-        };
-        self.newest = self.newest.max(order);
-        self.heap.push(Queued(order, self.fed, s));
+        self.newest = self.newest.max(start);
+        self.heap.push(Queued(start, self.fed, s));
         self.fed += 1;
         while let Some(top) = self.heap.peek() {
             if self.heap.len() <= REORDER_MAX && top.0.saturating_add(REORDER_NS) > self.newest {
@@ -207,6 +208,15 @@ impl<'a> Converter<'a> {
     pub fn finish(mut self, emit: &mut dyn FnMut(TimedOp) -> Result<()>) -> Result<Converted> {
         while let Some(Queued(_, _, s)) = self.heap.pop() {
             self.convert(s, emit)?;
+        }
+        // Still waiting at the end, behind a transaction the log never ended.
+        let waiting = self.deferred.len() as u64;
+        if waiting > 0 {
+            *self
+                .out
+                .dropped
+                .entry("waited for a transaction the log never ended".into())
+                .or_default() += waiting;
         }
         for conn in 0..self.txns.len() {
             let t = &self.txns[conn];
@@ -286,9 +296,7 @@ impl<'a> Converter<'a> {
                 }
                 t.savepoints.push(name);
             }
-            TxnStep::Release(name) | TxnStep::RollbackTo(name)
-                if !t.savepoints.contains(&name) =>
-            {
+            TxnStep::Release(name) | TxnStep::RollbackTo(name) if !t.savepoints.contains(&name) => {
                 return Some("RELEASE or ROLLBACK TO an unknown savepoint")
             }
             TxnStep::Release(name) => {
@@ -317,12 +325,44 @@ impl<'a> Converter<'a> {
         })
     }
 
+    /// Convert `s`; merged, a statement of another connection than the one inside a
+    /// transaction waits until that transaction ends (as the app's lock made it wait), and so
+    /// do the later statements of its connection.
     fn convert(
         &mut self,
         s: StatementRecord,
         emit: &mut dyn FnMut(TimedOp) -> Result<()>,
     ) -> Result<()> {
-        // Beyond the reorder buffer (or merged in completion order): at the latest start seen.
+        self.convert_one(s, emit)?;
+        while self.owner.is_none() && !self.deferred.is_empty() {
+            let queue = std::mem::take(&mut self.deferred);
+            self.deferred_by.clear();
+            for d in queue {
+                self.convert_one(d, emit)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn convert_one(
+        &mut self,
+        s: StatementRecord,
+        emit: &mut dyn FnMut(TimedOp) -> Result<()>,
+    ) -> Result<()> {
+        let key = connection_key(&s);
+        if self.rules.merge_connections
+            && (self.owner.as_ref().is_some_and(|o| *o != key)
+                || self.deferred_by.contains_key(&key))
+        {
+            if self.deferred.len() >= REORDER_MAX {
+                self.drop("waited beyond the merge buffer");
+            } else {
+                *self.deferred_by.entry(key).or_default() += 1;
+                self.deferred.push_back(s);
+            }
+            return Ok(());
+        }
+        // Beyond the reorder buffer (or after a merged wait): at the latest start seen.
         let start = s.t_ns.max(self.last_start);
         self.last_start = start;
         let origin = *self.origin.get_or_insert(start);
@@ -349,6 +389,10 @@ impl<'a> Converter<'a> {
         if let Some(why) = self.nesting(conn, &s.sql, seq) {
             self.drop(why);
             return Ok(());
+        }
+        if self.rules.merge_connections {
+            let t = &self.txns[0];
+            self.owner = (t.open || !t.savepoints.is_empty()).then_some(key);
         }
         let dur = s.dur_ns;
         let Some(op) = self.op(s) else {
@@ -457,3 +501,7 @@ impl Survey {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "convert_tests.rs"]
+mod tests;

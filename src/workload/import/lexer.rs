@@ -193,8 +193,9 @@ pub fn ends_open(sql: &str) -> bool {
     tokens(sql).last().is_some_and(|t| t.open)
 }
 
-/// The statement's shape: literals as `?`, comments dropped, whitespace runs as one space,
-/// keywords upper-cased; statements that differ only in their literals share it.
+/// The statement's shape: literals and parameters as `?`, comments dropped, whitespace runs
+/// as one space, bare words upper-cased (SQLite's keywords and identifiers ignore case);
+/// statements that differ only in their literals share it.
 pub fn fingerprint(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len());
     let mut space = false;
@@ -219,8 +220,8 @@ pub fn fingerprint(sql: &str) -> String {
     out
 }
 
-/// The first keyword of a statement, upper-cased (`SELECT`, `INSERT`, `BEGIN`, …), skipping
-/// comments and a leading `WITH … AS (…)` is not attempted: `WITH` is returned as it is.
+/// The first word of a statement, upper-cased (`SELECT`, `INSERT`, `BEGIN`, `WITH`, …),
+/// after any comments; empty when it does not start with a word.
 pub fn verb(sql: &str) -> String {
     tokens(sql)
         .find(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Punct))

@@ -7,6 +7,7 @@
 //! gigabyte of logcat is read in constant memory), returns the records a line completes, and
 //! counts the lines it recognised, skipped and dropped.
 
+pub mod anonymize;
 pub mod convert;
 pub mod dumpsys;
 pub mod feed;
@@ -19,8 +20,11 @@ pub mod pipeline;
 pub mod record;
 pub mod schema;
 pub mod source;
+pub mod sql_words;
 pub mod sqlite_trace;
 pub mod sqltext;
+pub mod stats;
+pub mod stats_file;
 
 pub use record::{ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord};
 

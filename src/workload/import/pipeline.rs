@@ -5,7 +5,6 @@
 
 use super::convert::{ArgsMode, Converter, Rules};
 use super::{schema, source, LogRecord};
-use crate::engine::sqlite::session::SqlSession;
 use crate::error::{Error, Result, ResultExt};
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
@@ -30,6 +29,8 @@ pub struct ImportRequest {
     pub data_from: Option<PathBuf>,
     pub check: bool,
     pub drop_failing: bool,
+    /// `--anonymize` with its `--salt`: every record rewritten before anything else sees it.
+    pub anonymize: Option<super::anonymize::Anonymizer>,
 }
 
 /// What an import did.
@@ -56,38 +57,24 @@ pub struct ImportReport {
     pub digest: String,
 }
 
-/// The in-memory database `--check` runs the trace on.
-struct Check {
-    session: SqlSession,
-    _conn: rusqlite::Connection,
+/// Where `--check` runs each statement: an in-memory SQLite (`engine::sqlite::session::
+/// MemoryDb`), given by the caller so this layer needs no engine.
+pub trait StatementCheck {
+    /// Run one load or run statement; the engine's message when it fails.
+    fn run(&mut self, op: &Op) -> std::result::Result<(), String>;
+}
+
+/// The check's findings.
+struct Check<'a, C: StatementCheck + ?Sized> {
+    db: &'a mut C,
     failing: HashSet<u64>,
     messages: Vec<String>,
     failed: u64,
 }
 
-impl Check {
-    fn open() -> Result<Check> {
-        let conn = rusqlite::Connection::open_in_memory().run_err("--check: in-memory SQLite")?;
-        // SAFETY: the session is dropped before the connection (field order).
-        let session = SqlSession::new(&crate::engine::sqlite::api::BUNDLED, unsafe {
-            conn.handle()
-        });
-        Ok(Check {
-            session,
-            _conn: conn,
-            failing: HashSet::new(),
-            messages: Vec::new(),
-            failed: 0,
-        })
-    }
-
+impl<C: StatementCheck + ?Sized> Check<'_, C> {
     fn run(&mut self, op: &Op, run_seq: Option<u64>) {
-        let r = match op {
-            Op::Sql { sql } => self.session.exec_sql(sql),
-            Op::SqlArgs { sql, args } => self.session.exec_bound(sql, args),
-            _ => Ok(0),
-        };
-        if let Err(e) = r {
+        if let Err(e) = self.db.run(op) {
             self.failed += 1;
             if let Some(s) = run_seq {
                 self.failing.insert(s);
@@ -101,33 +88,91 @@ impl Check {
     }
 }
 
-/// Settings as the sqlite engine's `-o` options, where it has the option and the value.
-fn engine_options(settings: &BTreeMap<String, String>) -> Vec<String> {
-    let specs = crate::engine::sqlite::DESCRIPTOR.options;
-    settings
-        .iter()
-        .filter_map(|(k, v)| {
-            let v = match (k.as_str(), v.as_str()) {
-                ("synchronous", n @ ("0" | "1" | "2" | "3")) => {
-                    ["off", "normal", "full", "extra"][n.parse::<usize>().ok()?].to_string()
+/// `--all-dbs DIR`: one trace per database the log names, each `DIR/NAME.pbt` after the
+/// database file's name (letters, digits, `-`, `_`, `.`; a number added when two collide).
+pub fn import_all<C: StatementCheck + ?Sized>(
+    req: &ImportRequest,
+    dir: &Path,
+    mut check: Option<&mut C>,
+) -> Result<Vec<ImportReport>> {
+    let fe = source::choose(&req.input, &req.format)?;
+    let mut survey = super::convert::Survey::default();
+    source::read(&req.input, fe, &mut |mut r| {
+        if let Some(a) = &req.anonymize {
+            a.apply(&mut r);
+        }
+        survey.add(&r)
+    })?;
+    if survey.statements.values().all(|n| *n == 0) {
+        return Err(source::nothing_importable(&req.input));
+    }
+    std::fs::create_dir_all(dir)
+        .input_err(format!("--all-dbs {}: cannot create", dir.display()))?;
+    let mut taken = HashSet::new();
+    let mut out = Vec::new();
+    for (db, n) in &survey.statements {
+        if *n == 0 {
+            continue;
+        }
+        let base: String = Path::new(db)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
                 }
-                _ => v.clone(),
-            };
-            let pair = [(k.clone(), v.clone())];
-            crate::engine::options::EngineOptions::validate("sqlite", specs, &pair)
-                .ok()
-                .map(|_| format!("-o {k}={v}"))
-        })
-        .collect()
+            })
+            .collect();
+        let base = if base.trim_matches('.').is_empty() {
+            "db".to_string()
+        } else {
+            base
+        };
+        let mut name = base.clone();
+        for i in 2.. {
+            if taken.insert(name.clone()) {
+                break;
+            }
+            name = format!("{base}-{i}");
+        }
+        let one = ImportRequest {
+            db: Some(db.clone()),
+            output: dir.join(format!("{name}.pbt")),
+            format: fe.name.to_string(),
+            ..req.clone()
+        };
+        out.push(import(&one, check.as_deref_mut())?);
+    }
+    Ok(out)
 }
 
-pub fn import(req: &ImportRequest) -> Result<ImportReport> {
+/// Import `req.input` into `req.output`; with `check` (and `req.check`), every statement is
+/// run once on it first. The report's `engine_options` is left for the caller to fill.
+pub fn import<C: StatementCheck + ?Sized>(
+    req: &ImportRequest,
+    check: Option<&mut C>,
+) -> Result<ImportReport> {
     if !(req.rules.speed.is_finite() && req.rules.speed > 0.0) {
         return Err(Error::input("--speed: must be a number above 0"));
     }
+    if req.anonymize.as_ref().is_some_and(|a| a.scope.literals) && req.data_from.is_some() {
+        return Err(Error::input(
+            "--data-from: the database's rows would be copied as they are; leave out --data-from or --anonymize literals",
+        ));
+    }
+    let anon = |mut r: LogRecord| {
+        if let Some(a) = &req.anonymize {
+            a.apply(&mut r);
+        }
+        r
+    };
     let fe = source::choose(&req.input, &req.format)?;
     let mut survey = super::convert::Survey::default();
-    source::read(&req.input, fe, &mut |r| survey.add(&r))?;
+    source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?;
     if survey.statements.values().all(|n| *n == 0) {
         return Err(source::nothing_importable(&req.input));
     }
@@ -142,6 +187,11 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         (objects.into_iter().map(|(_, _, s)| s).collect(), "log")
     } else {
         (Vec::new(), "none")
+    };
+    let load: Vec<String> = match &req.anonymize {
+        // A schema from a file or a database is renamed as the log's statements are.
+        Some(a) if schema_kind != "log" => load.iter().map(|sql| a.schema_sql(sql)).collect(),
+        _ => load,
     };
     let objects = schema::objects_of(&load);
 
@@ -174,7 +224,12 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         }),
     };
     let mut writer = TraceWriter::create(&work, &header, VERSION_2)?;
-    let mut check = req.check.then(Check::open).transpose()?;
+    let mut check = check.filter(|_| req.check).map(|db| Check {
+        db,
+        failing: HashSet::new(),
+        messages: Vec::new(),
+        failed: 0,
+    });
     let mut load_ops = 0u64;
     let mut load_op = |op: Op| -> Result<()> {
         if let Some(c) = check.as_mut() {
@@ -198,7 +253,7 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         seq += 1;
         writer.write_run(&t)
     };
-    let lines = source::read(&req.input, fe, &mut |r| match r {
+    let lines = source::read(&req.input, fe, &mut |r| match anon(r) {
         LogRecord::Statement(s) if s.db.as_deref().unwrap_or("") == db => conv.feed(s, &mut emit),
         _ => Ok(()),
     })?;
@@ -257,7 +312,9 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         settings: converted.settings.clone(),
         schema: schema_kind.into(),
         dropped: dropped.clone(),
-        anonymized: Vec::new(),
+        anonymized: req.anonymize.as_ref().map_or(Vec::new(), |a| {
+            a.scope.to_string().split(',').map(String::from).collect()
+        }),
     };
     header.workload.load_ops = load_ops;
     header.workload.run_ops = kept;
@@ -278,7 +335,7 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
         connections: converted.connections,
         schema: schema_kind.into(),
         dropped,
-        engine_options: engine_options(&converted.settings),
+        engine_options: Vec::new(),
         settings: converted.settings,
         check_failures,
         check_failed,
@@ -289,9 +346,15 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
 fn params(req: &ImportRequest, args: &str) -> BTreeMap<String, String> {
     let mut p = BTreeMap::new();
     p.insert("args".into(), args.into());
-    p.insert("dangling".into(), format!("{:?}", req.rules.dangling).to_lowercase());
+    p.insert(
+        "dangling".into(),
+        format!("{:?}", req.rules.dangling).to_lowercase(),
+    );
     p.insert("speed".into(), req.rules.speed.to_string());
-    p.insert("merge-connections".into(), req.rules.merge_connections.to_string());
+    p.insert(
+        "merge-connections".into(),
+        req.rules.merge_connections.to_string(),
+    );
     if let Some((a, b)) = req.rules.window {
         p.insert("window".into(), format!("{a}ns..{b}ns"));
     }
@@ -322,7 +385,10 @@ fn copy(
                     continue;
                 }
                 if let Some(mut p) = pending.take() {
-                    let (r, next) = (p.recorded.unwrap_or_default(), t.recorded.unwrap_or_default());
+                    let (r, next) = (
+                        p.recorded.unwrap_or_default(),
+                        t.recorded.unwrap_or_default(),
+                    );
                     p.delay_ns = next
                         .offset_ns
                         .saturating_sub(r.offset_ns + r.dur_ns.unwrap_or(0));

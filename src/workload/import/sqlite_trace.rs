@@ -125,7 +125,8 @@ fn is_complete(text: &str) -> bool {
 fn starts_statement(line: &str) -> bool {
     let t = line.trim_start();
     if t.starts_with("--") {
-        return true;
+        // A trigger's statement, one whole line: `-- TRIGGER name;`.
+        return t.ends_with(';');
     }
     let word: String = t
         .chars()

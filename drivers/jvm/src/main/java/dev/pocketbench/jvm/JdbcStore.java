@@ -327,6 +327,15 @@ final class JdbcStore implements Store {
             while (rs.next()) {
                 for (int i = 1; i <= n; i++) {
                     Object v = rs.getObject(i);
+                    if (v instanceof java.sql.Blob) {
+                        java.sql.Blob b = (java.sql.Blob) v;
+                        v = b.getBytes(1, (int) b.length());
+                    }
+                    if (v instanceof byte[]) {
+                        // Blobs by their bytes (H2 gives a Blob, sqlite-jdbc a byte[]).
+                        text("X'" + java.util.HexFormat.of().formatHex((byte[]) v) + "'");
+                        continue;
+                    }
                     text(v == null ? "NULL" : v instanceof Number
                             ? new BigDecimal(v.toString()).stripTrailingZeros().toPlainString()
                             : v.toString());
