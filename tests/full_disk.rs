@@ -1,6 +1,7 @@
 //! A measured run is never lost to a full disk, and a refused one creates nothing. Real small
 //! file systems (tmpfs, mounted by the test; skipped with a reason when not root, CI runs as
-//! root) are filled at the moment a finished run is stored (the `POCKETBENCH_TEST_FILL` hook):
+//! root) are filled at the moment a finished run is stored (the `POCKETBENCH_TEST_BEFORE_STORE`
+//! hook):
 //! the run goes to a spool file beside the store, else in `$TMPDIR`, else in `$HOME`, else is
 //! printed whole as JSON on stdout, and no place that failed keeps a file.
 
@@ -111,13 +112,16 @@ const RUN: [&str; 7] = ["run", "--records", "10", "--ops", "20", "--delay", "zer
 
 /// `run` storing into `store`, with `$TMPDIR` and `$HOME` set and `fill` filled at store time.
 fn run(sb: &Sandbox, store: &Path, tmp: &Path, home: &Path, fill: &[&Path]) -> Outcome {
-    let fill = std::env::join_paths(fill).unwrap();
+    let fill: Vec<String> = fill
+        .iter()
+        .map(|d| format!("cat /dev/zero > '{}/.pocketbench-fill';", d.display()))
+        .collect();
     pb_with([&RUN[..], &["--results", arg(store)]].concat(), |c| {
         c.current_dir(sb.path(""))
             .env("TMPDIR", tmp)
             .env("HOME", home);
         if !fill.is_empty() {
-            c.env("POCKETBENCH_TEST_FILL", fill);
+            c.env("POCKETBENCH_TEST_BEFORE_STORE", fill.concat());
         }
     })
 }

@@ -79,6 +79,13 @@ CREATE TABLE IF NOT EXISTS matrix_cells (
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// (device, inode) of the file opened, to notice it deleted or replaced meanwhile.
+    file: Option<(u64, u64)>,
+}
+
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// One row of `results list`.
@@ -144,6 +151,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            file: identity(path),
         })
     }
 
@@ -162,6 +170,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            file: identity(path),
         })
     }
 
@@ -172,6 +181,27 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Before a long-running command stores its result: when the path no longer names the
+    /// file that was opened (deleted, or replaced by another file), say so, and either
+    /// continue with the store now at the path (replaced: it is opened, checked as any store)
+    /// or fail so that the result is spooled (deleted).
+    pub fn follow_path(&mut self) -> Result<()> {
+        if self.file.is_none() || identity(&self.path) == self.file {
+            return Ok(());
+        }
+        let p = self.path.display();
+        if !self.path.exists() {
+            return Err(Error::failed(format!(
+                "the results store {p} was deleted during the run"
+            )));
+        }
+        eprintln!(
+            "pocketbench: note: the results store {p} was replaced during the run; storing into the store now at {p}"
+        );
+        *self = Store::open(&self.path)?;
+        Ok(())
     }
 
     /// The connection, for modules that own their own queries (studies, reports).
