@@ -70,3 +70,75 @@ fn a_store_replaced_during_the_run_gets_the_run_and_it_is_said() {
     assert!(out.stdout.contains("run #3"), "{}", out.stdout);
     assert_eq!(stored_runs(&store), 3);
 }
+
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false)
+}
+
+/// The reading commands on `store`, run with `configure`: each must succeed.
+fn read_everything(sb: &Sandbox, store: &Path, configure: impl Fn(&mut std::process::Command)) {
+    let out = sb.path("out/out.csv");
+    let s = arg(store);
+    for args in [
+        vec!["results", "list", "--results", s],
+        vec!["results", "show", "1", "--results", s],
+        vec!["report", "--format", "csv", "-o", arg(&out), "--results", s],
+        vec!["compare", "run=1", "run=2", "--results", s],
+    ] {
+        let o = pb_with(&args, |c| {
+            c.current_dir(sb.path(""));
+            configure(c);
+        })
+        .expect_ok();
+        assert!(o.stderr.contains("may not show"), "{args:?}: {}", o.stderr);
+    }
+}
+
+#[test]
+fn a_store_on_read_only_media_or_another_users_is_read_saying_it_may_be_stale() {
+    if !is_root() {
+        eprintln!("skipped: mounting a read-only file system and switching user need root");
+        return;
+    }
+    let sb = Sandbox::new();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(sb.path(""), std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    // Another user's store, in a directory that user cannot write.
+    let store = sb.results();
+    for _ in 0..2 {
+        sb.pb([&RUN[..], &["--results", arg(&store)]].concat())
+            .expect_ok();
+    }
+    std::fs::create_dir(sb.path("out")).unwrap();
+    std::fs::set_permissions(sb.path("out"), std::fs::Permissions::from_mode(0o777)).unwrap();
+    read_everything(&sb, &store, |c| {
+        std::os::unix::process::CommandExt::uid(c, 65534);
+        std::os::unix::process::CommandExt::gid(c, 65534);
+    });
+
+    // Read-only media.
+    let media = sb.path("media");
+    std::fs::create_dir(&media).unwrap();
+    let mount = |opts: &str| {
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", opts, "tmpfs", arg(&media)])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "mount -o {opts}");
+    };
+    mount("size=8m");
+    let ro_store = media.join("s.db");
+    for _ in 0..2 {
+        sb.pb([&RUN[..], &["--results", arg(&ro_store)]].concat())
+            .expect_ok();
+    }
+    mount("remount,ro");
+    let unmount = || drop(std::process::Command::new("umount").arg(&media).status());
+    let read = std::panic::catch_unwind(|| read_everything(&sb, &ro_store, |_| {}));
+    unmount();
+    read.unwrap();
+}
