@@ -22,6 +22,9 @@ pub const MAX_SCAN_LENGTH: u32 = 1_000_000;
 pub const MAX_SQL_BYTES: u64 = 1 << 20;
 /// Bytes of a workload file read whole (SQL file, TOML spec, .properties, PocketData JSON).
 pub const MAX_WORKLOAD_FILE_BYTES: u64 = 256 << 20;
+/// Values of one grid axis given as a range or list (`flashbench --sizes`, `--counts`),
+/// counted before a range is expanded.
+pub const MAX_GRID_VALUES: u64 = 100_000;
 /// Bytes of a saved flash I/O trace (read whole).
 pub const MAX_FLASH_TRACE_BYTES: u64 = 256 << 20;
 /// Bytes of one file of the storage suite (`--read-size`, `--write-size`).

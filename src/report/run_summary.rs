@@ -23,6 +23,8 @@ pub fn render(s: &RunSummary, store: Option<&str>) -> String {
 
 fn header(o: &mut String, s: &RunSummary) {
     let w = &s.workload;
+    // A name from a spec file may hold control characters: never sent raw to the terminal.
+    let name = crate::limits::one_line(&w.name);
     let opts: Vec<String> = s
         .engine
         .options
@@ -37,12 +39,12 @@ fn header(o: &mut String, s: &RunSummary) {
     let _ = writeln!(
         o,
         "{} — {} on {} {} ({opts})",
-        s.tool_version, w.name, s.engine.name, s.engine.version
+        s.tool_version, name, s.engine.name, s.engine.version
     );
     let _ = writeln!(
         o,
         "workload   {} ({}): {} load ops, {} run ops; delay {}, pacing {}, seed {}, trace {}",
-        w.name,
+        name,
         w.source,
         s.trace.load_ops,
         s.trace.run_ops,
@@ -283,8 +285,8 @@ pub fn render_list(rows: &[RunRow]) -> String {
             r.id,
             r.created_at,
             r.kind,
-            r.workload,
-            r.engine,
+            crate::limits::one_line(&r.workload),
+            crate::limits::one_line(&r.engine),
             r.ops,
             r.errors,
             r.p50_us.map_or("-".into(), |v| format!("{v:.1}")),
