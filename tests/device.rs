@@ -79,7 +79,7 @@ fn list_shows_what_each_device_is_and_what_is_wrong_with_the_others() {
         out.stdout
     );
     assert!(
-        out.stdout.contains("pi (ssh:pi@raspberrypi)  ready"),
+        out.stdout.contains("ssh:pi (pi@raspberrypi)  ready"),
         "{}",
         out.stdout
     );
@@ -228,7 +228,7 @@ fn a_lost_connection_mid_run_loses_nothing_and_pull_collects_it() {
     let last = out.stderr.lines().last().unwrap();
     assert!(
         last.contains("lost contact during job")
-            && last.contains("pocketbench device pull adb:FAKE01"),
+            && last.contains("pocketbench device pull --serial FAKE01"),
         "{}",
         out.stderr
     );

@@ -48,6 +48,8 @@ pub struct Request {
     pub poll: Duration,
     /// How long a lost connection is waited for before giving up (the job goes on).
     pub patience: Duration,
+    /// The local store the job's results are merged into (named in the hint to pull them).
+    pub results: PathBuf,
 }
 
 /// A started job.
@@ -391,11 +393,11 @@ echo \"@size $(({offset} + n)) $s\"
                 });
                 if since.elapsed() >= req.patience {
                     return Err(Error::failed(format!(
-                        "{}: lost contact during job {} ({}); it goes on on the device: collect its results with `pocketbench device pull {}`",
+                        "{}: lost contact during job {} ({}); it goes on on the device: collect its results with `{}`",
                         t.name(),
                         job.id,
                         lost.0,
-                        t.name()
+                        super::pull_command(t, &req.results)
                     )));
                 }
             }

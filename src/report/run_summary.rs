@@ -53,6 +53,20 @@ fn header(o: &mut String, s: &RunSummary) {
         s.seed,
         s.trace.digest
     );
+    if let Some(d) = &s.device {
+        let field = |k: &str| d.get(k).and_then(|v| v.as_str()).unwrap_or("");
+        let facts: Vec<&str> = ["model", "os"]
+            .into_iter()
+            .map(field)
+            .filter(|f| !f.is_empty())
+            .collect();
+        let _ = writeln!(
+            o,
+            "device     {} ({})",
+            crate::limits::one_line(field("target")),
+            crate::limits::one_line(&facts.join(", "))
+        );
+    }
     let mode = match (&s.phases.runner, s.phases.mode.as_str()) {
         (_, "warm") => "replayed warm in the loading process".to_string(),
         (Some(r), _) => format!("replayed in a fresh process under {r} (emulated timings)"),
@@ -277,11 +291,11 @@ fn footer(o: &mut String, s: &RunSummary, store: Option<&str>) {
 
 /// `results list` table.
 pub fn render_list(rows: &[RunRow]) -> String {
-    let mut o = String::from("   id  created (UTC)         kind        workload                 engine       ops  errors    p50 µs    p99 µs\n");
+    let mut o = String::from("   id  created (UTC)         kind        workload                 engine       ops  errors    p50 µs    p99 µs  device\n");
     for r in rows {
         let _ = writeln!(
             o,
-            "{:>5}  {:<20}  {:<10}  {:<24} {:<8} {:>7} {:>7} {:>9} {:>9}",
+            "{:>5}  {:<20}  {:<10}  {:<24} {:<8} {:>7} {:>7} {:>9} {:>9}  {}",
             r.id,
             r.created_at,
             r.kind,
@@ -290,7 +304,8 @@ pub fn render_list(rows: &[RunRow]) -> String {
             r.ops,
             r.errors,
             r.p50_us.map_or("-".into(), |v| format!("{v:.1}")),
-            r.p99_us.map_or("-".into(), |v| format!("{v:.1}"))
+            r.p99_us.map_or("-".into(), |v| format!("{v:.1}")),
+            crate::limits::one_line(r.device.as_deref().unwrap_or("this machine"))
         );
     }
     o

@@ -101,6 +101,9 @@ pub struct RunRow {
     pub errors: i64,
     pub p50_us: Option<f64>,
     pub p99_us: Option<f64>,
+    /// The device it was measured on (`adb:SERIAL`, `ssh:…`) when it came back through
+    /// `pocketbench device`; none for a run on this machine.
+    pub device: Option<String>,
 }
 
 impl Store {
@@ -232,7 +235,7 @@ impl Store {
             .prepare(
                 "SELECT id, created_at, workload, engine, ops, errors,
                         json_extract(summary, '$.latency_us.all.p50'), json_extract(summary, '$.latency_us.all.p99'),
-                        kind
+                        kind, json_extract(summary, '$.device.target')
                  FROM runs ORDER BY id",
             )
             .run_err("results store")?;
@@ -248,6 +251,7 @@ impl Store {
                     p50_us: r.get(6)?,
                     p99_us: r.get(7)?,
                     kind: r.get(8)?,
+                    device: r.get::<_, Option<String>>(9).ok().flatten(),
                 })
             })
             .run_err("results store")?;

@@ -1,0 +1,112 @@
+//! The hand-off between host and device, against the fake adb and ssh of tests/device.rs:
+//! `device run -- --version` and `-- --help` pass through to the device; every hint printed
+//! after a cable pull (adb and ssh, with a non-default store) works when pasted, and is run
+//! here as printed; `results list` and `results show` show the device each run came from; and
+//! an ssh target is tagged with its configured name and full address (port included).
+
+mod common;
+
+use common::fake_device::{runs_with_device, Devices};
+use common::Outcome;
+
+fn device_run(d: &Devices, before: &[&str], command: &[&str]) -> Outcome {
+    let mut args = vec!["device", "run", "--poll", "20ms", "--patience", "0s"];
+    args.extend_from_slice(before);
+    args.push("--");
+    args.extend_from_slice(command);
+    d.pb(&args)
+}
+
+const SHORT_RUN: &[&str] = &[
+    "run",
+    "--records",
+    "50",
+    "--ops",
+    "100",
+    "--delay",
+    "zero",
+    "--no-overhead",
+];
+
+#[test]
+fn version_and_help_pass_through_to_the_device() {
+    let d = Devices::new();
+    d.x86_phone("P6");
+    let out = device_run(&d, &["P6"], &["--version"]).expect_ok();
+    assert!(out.stderr.contains("pocketbench 0."), "{}", out.stderr);
+    let out = device_run(&d, &["P6"], &["--help"]).expect_ok();
+    assert!(out.stderr.contains("Usage: pocketbench"), "{}", out.stderr);
+    let out = device_run(&d, &["P6"], &["run", "--help"]).expect_ok();
+    assert!(out.stderr.contains("--workload"), "{}", out.stderr);
+}
+
+/// The command in the last line's backticks, run as printed (with `--wait`), must merge the job.
+fn paste_the_hint(d: &Devices, out: &Outcome) -> Outcome {
+    let last = out.stderr.lines().last().unwrap();
+    let hint = last
+        .split("collect its results with `")
+        .nth(1)
+        .and_then(|h| h.split('`').next())
+        .unwrap_or_else(|| panic!("no hint: {last}"));
+    let mut args: Vec<&str> = hint.split_whitespace().collect();
+    assert_eq!(args.remove(0), "pocketbench", "{hint}");
+    args.extend(["--wait", "--poll", "20ms", "-q"]);
+    let pulled = d.pb(&args).expect_ok();
+    assert!(
+        pulled.stdout.contains("1 run(s) merged"),
+        "{hint}: {}",
+        pulled.stdout
+    );
+    pulled
+}
+
+#[test]
+fn hints_after_a_cable_pull_work_when_pasted_and_runs_show_their_device() {
+    let d = Devices::new();
+    // adb, the default store.
+    d.x86_phone("CUTX");
+    d.set("adb/CUTX/fault", "lost-after-start");
+    let out = device_run(&d, &[], SHORT_RUN).expect_code(1);
+    d.unset("adb/CUTX/fault");
+    d.unset("adb/CUTX/gone");
+    paste_the_hint(&d, &out);
+    let list = d.pb(&["results", "list"]).expect_ok();
+    assert!(list.stdout.contains("adb:CUTX"), "{}", list.stdout);
+    let show = d.pb(&["results", "show", "1"]).expect_ok();
+    assert!(
+        show.stdout
+            .contains("device     adb:CUTX (Pixel 6, Android 14 (SDK 34))"),
+        "{}",
+        show.stdout
+    );
+
+    // ssh, a configured target behind a port, another store.
+    d.board("raspberrypi");
+    d.set(
+        "home/devices.toml",
+        "[ssh.pi]\nhost = \"pi@raspberrypi\"\nport = 2222\n",
+    );
+    let cfg = d.path("home/devices.toml");
+    let cfg = cfg.to_str().unwrap();
+    d.set("ssh/raspberrypi/fault", "lost-after-start");
+    let out = device_run(
+        &d,
+        &["pi", "--devices", cfg, "--results", "b.db"],
+        SHORT_RUN,
+    )
+    .expect_code(1);
+    d.unset("ssh/raspberrypi/fault");
+    paste_the_hint(&d, &out);
+    let tag = "ssh:pi (pi@raspberrypi:2222)";
+    assert_eq!(runs_with_device(&d.path("host/b.db"))[0].1["target"], tag);
+    let list = d.pb(&["results", "list", "--results", "b.db"]).expect_ok();
+    assert!(list.stdout.contains(tag), "{}", list.stdout);
+    let show = d
+        .pb(&["results", "show", "1", "--results", "b.db"])
+        .expect_ok();
+    assert!(
+        show.stdout.contains(&format!("device     {tag}")),
+        "{}",
+        show.stdout
+    );
+}
