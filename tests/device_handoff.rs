@@ -110,3 +110,56 @@ fn hints_after_a_cable_pull_work_when_pasted_and_runs_show_their_device() {
         show.stdout
     );
 }
+
+#[test]
+fn the_binary_counts_only_when_pushed_and_a_workload_file_keeps_its_name() {
+    let d = Devices::new();
+    let props = "ro.product.model=Pixel 6\nro.build.version.release=14\nro.build.version.sdk=34\nro.product.cpu.abi=x86_64\n";
+    d.phone("ROOM", props, "rw");
+    d.set(
+        "host/my.properties",
+        "recordcount=50\noperationcount=100\nreadproportion=1\nupdateproportion=0\n",
+    );
+    let cmd = [
+        "run",
+        "--workload",
+        "my.properties",
+        "--delay",
+        "zero",
+        "--no-overhead",
+    ];
+    device_run(&d, &["ROOM", "-q"], &cmd).expect_ok();
+    // Now 17 MiB free: room for a job (16 MiB), not for another copy of the binary.
+    d.set("adb/ROOM/props", &format!("{props}fake.free_kb=17408\n"));
+    device_run(&d, &["ROOM", "-q"], &cmd).expect_ok();
+    // A phone without the binary still needs room for it.
+    d.phone("NEW", &format!("{props}fake.free_kb=17408\n"), "rw");
+    let out = device_run(&d, &["NEW", "-q"], &cmd).expect_code(2);
+    assert!(
+        out.stderr.contains("the job needs at least"),
+        "{}",
+        out.stderr
+    );
+
+    // The workload file kept its name on the device: the same workload as a local run.
+    d.pb(&[
+        "run",
+        "--workload",
+        "my.properties",
+        "--delay",
+        "zero",
+        "--no-overhead",
+    ])
+    .expect_ok();
+    let names: Vec<String> = (1..=3)
+        .map(|id| {
+            let v = d
+                .pb(&["results", "show", &id.to_string(), "--json"])
+                .expect_ok()
+                .json();
+            v["workload"]["name"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(names[0], names[2], "{names:?}");
+    assert_eq!(names[1], names[2], "{names:?}");
+}
