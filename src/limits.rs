@@ -112,6 +112,18 @@ pub fn check_free_space(dir: &Path, need: u64, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// `bytes` (of `what`, a flag or option) as a `usize`: refused where this build cannot address
+/// that much (a 32-bit build, armv7: at most 4 GiB − 1), instead of being cut short by a cast.
+pub fn to_usize(bytes: u64, what: &str) -> Result<usize> {
+    usize::try_from(bytes).map_err(|_| {
+        Error::input(format!(
+            "{what}: {bytes} bytes is more than this {}-bit build can address (at most {}); use a 64-bit device or a smaller value",
+            usize::BITS,
+            usize::MAX
+        ))
+    })
+}
+
 /// The directory a file at `path` is (or would be) in.
 pub fn dir_of(path: &Path) -> &Path {
     path.parent()
