@@ -286,3 +286,14 @@ pub fn is_busy(e: &rusqlite::Error) -> bool {
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
     )
 }
+
+/// Remove a store file and its WAL and shared-memory files; true when the store is gone.
+pub fn remove_store_files(path: &Path) -> bool {
+    let gone = std::fs::remove_file(path).is_ok();
+    for ext in ["-wal", "-shm", "-journal"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(ext);
+        let _ = std::fs::remove_file(std::path::PathBuf::from(p));
+    }
+    gone
+}

@@ -72,7 +72,7 @@ pub fn keep<T>(
                 ))
             }
             Err(e2) => {
-                remove_store_files(&path);
+                super::guard::remove_store_files(&path);
                 failures.push(format!("{p}: {e2}"));
             }
         }
@@ -164,7 +164,7 @@ pub fn import(into: &mut Store, from: &Path) -> Result<Imported> {
     let detached = into.conn().execute("DETACH DATABASE src", []);
     let runs = copied?;
     detached.run_err(&what)?;
-    let removed = is_spool && remove_store_files(from);
+    let removed = is_spool && super::guard::remove_store_files(from);
     Ok(Imported {
         file: from.to_path_buf(),
         runs,
@@ -217,15 +217,4 @@ pub(super) fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<IdMap
         runs.push((old, new));
     }
     Ok(runs)
-}
-
-/// Remove a store file and its WAL and shared-memory files; true when the store is gone.
-pub(super) fn remove_store_files(path: &Path) -> bool {
-    let gone = std::fs::remove_file(path).is_ok();
-    for ext in ["-wal", "-shm", "-journal"] {
-        let mut p = path.as_os_str().to_owned();
-        p.push(ext);
-        let _ = std::fs::remove_file(PathBuf::from(p));
-    }
-    gone
 }

@@ -114,7 +114,7 @@ impl Store {
         let existed = path.exists() || path == Path::new(":memory:");
         Self::create(path).inspect_err(|_| {
             if !existed {
-                super::spool::remove_store_files(path);
+                guard::remove_store_files(path);
             }
         })
     }
