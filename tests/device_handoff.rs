@@ -6,37 +6,18 @@
 
 mod common;
 
-use common::fake_device::{runs_with_device, Devices};
+use common::fake_device::{runs_with_device, Devices, SHORT_RUN};
 use common::Outcome;
-
-fn device_run(d: &Devices, before: &[&str], command: &[&str]) -> Outcome {
-    let mut args = vec!["device", "run", "--poll", "20ms", "--patience", "0s"];
-    args.extend_from_slice(before);
-    args.push("--");
-    args.extend_from_slice(command);
-    d.pb(&args)
-}
-
-const SHORT_RUN: &[&str] = &[
-    "run",
-    "--records",
-    "50",
-    "--ops",
-    "100",
-    "--delay",
-    "zero",
-    "--no-overhead",
-];
 
 #[test]
 fn version_and_help_pass_through_to_the_device() {
     let d = Devices::new();
     d.x86_phone("P6");
-    let out = device_run(&d, &["P6"], &["--version"]).expect_ok();
+    let out = d.device_run(&["P6"], &["--version"]).expect_ok();
     assert!(out.stderr.contains("pocketbench 0."), "{}", out.stderr);
-    let out = device_run(&d, &["P6"], &["--help"]).expect_ok();
+    let out = d.device_run(&["P6"], &["--help"]).expect_ok();
     assert!(out.stderr.contains("Usage: pocketbench"), "{}", out.stderr);
-    let out = device_run(&d, &["P6"], &["run", "--help"]).expect_ok();
+    let out = d.device_run(&["P6"], &["run", "--help"]).expect_ok();
     assert!(out.stderr.contains("--workload"), "{}", out.stderr);
 }
 
@@ -66,7 +47,7 @@ fn hints_after_a_cable_pull_work_when_pasted_and_runs_show_their_device() {
     // adb, the default store.
     d.x86_phone("CUTX");
     d.set("adb/CUTX/fault", "lost-after-start");
-    let out = device_run(&d, &[], SHORT_RUN).expect_code(1);
+    let out = d.device_run(&[], SHORT_RUN).expect_code(1);
     d.unset("adb/CUTX/fault");
     d.unset("adb/CUTX/gone");
     paste_the_hint(&d, &out);
@@ -89,12 +70,9 @@ fn hints_after_a_cable_pull_work_when_pasted_and_runs_show_their_device() {
     let cfg = d.path("home/devices.toml");
     let cfg = cfg.to_str().unwrap();
     d.set("ssh/raspberrypi/fault", "lost-after-start");
-    let out = device_run(
-        &d,
-        &["pi", "--devices", cfg, "--results", "b.db"],
-        SHORT_RUN,
-    )
-    .expect_code(1);
+    let out = d
+        .device_run(&["pi", "--devices", cfg, "--results", "b.db"], SHORT_RUN)
+        .expect_code(1);
     d.unset("ssh/raspberrypi/fault");
     paste_the_hint(&d, &out);
     let tag = "ssh:pi (pi@raspberrypi:2222)";
@@ -128,13 +106,13 @@ fn the_binary_counts_only_when_pushed_and_a_workload_file_keeps_its_name() {
         "zero",
         "--no-overhead",
     ];
-    device_run(&d, &["ROOM", "-q"], &cmd).expect_ok();
+    d.device_run(&["ROOM", "-q"], &cmd).expect_ok();
     // Now 17 MiB free: room for a job (16 MiB), not for another copy of the binary.
     d.set("adb/ROOM/props", &format!("{props}fake.free_kb=17408\n"));
-    device_run(&d, &["ROOM", "-q"], &cmd).expect_ok();
+    d.device_run(&["ROOM", "-q"], &cmd).expect_ok();
     // A phone without the binary still needs room for it.
     d.phone("NEW", &format!("{props}fake.free_kb=17408\n"), "rw");
-    let out = device_run(&d, &["NEW", "-q"], &cmd).expect_code(2);
+    let out = d.device_run(&["NEW", "-q"], &cmd).expect_code(2);
     assert!(
         out.stderr.contains("the job needs at least"),
         "{}",

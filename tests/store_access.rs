@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::mounts::{is_root, Tmpfs};
 use common::{arg, pb_with, stored_runs, Outcome, Sandbox};
 use std::path::Path;
 
@@ -31,19 +32,7 @@ fn a_store_deleted_during_the_run_is_not_reported_stored_the_run_is_spooled() {
         "{}",
         out.stderr
     );
-    let line = out
-        .stderr_lines()
-        .into_iter()
-        .find(|l| l.contains("kept in"))
-        .unwrap()
-        .to_string();
-    let spool = line
-        .split("kept in ")
-        .nth(1)
-        .unwrap()
-        .split(':')
-        .next()
-        .unwrap();
+    let spool = &common::spool_named(&out);
     assert_eq!(stored_runs(Path::new(spool)), 1, "{spool}");
     assert!(!out.stdout.contains("stored"), "{}", out.stdout);
 }
@@ -69,12 +58,6 @@ fn a_store_replaced_during_the_run_gets_the_run_and_it_is_said() {
     );
     assert!(out.stdout.contains("run #3"), "{}", out.stdout);
     assert_eq!(stored_runs(&store), 3);
-}
-
-fn is_root() -> bool {
-    std::fs::metadata("/proc/self")
-        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-        .unwrap_or(false)
 }
 
 /// The reading commands on `store`, run with `configure`: each must succeed.
@@ -120,25 +103,12 @@ fn a_store_on_read_only_media_or_another_users_is_read_saying_it_may_be_stale() 
     });
 
     // Read-only media.
-    let media = sb.path("media");
-    std::fs::create_dir(&media).unwrap();
-    let mount = |opts: &str| {
-        let ok = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", opts, "tmpfs", arg(&media)])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "mount -o {opts}");
-    };
-    mount("size=8m");
-    let ro_store = media.join("s.db");
+    let media = Tmpfs::mount(sb.path("media"), "8m");
+    let ro_store = media.0.join("s.db");
     for _ in 0..2 {
         sb.pb([&RUN[..], &["--results", arg(&ro_store)]].concat())
             .expect_ok();
     }
-    mount("remount,ro");
-    let unmount = || drop(std::process::Command::new("umount").arg(&media).status());
-    let read = std::panic::catch_unwind(|| read_everything(&sb, &ro_store, |_| {}));
-    unmount();
-    read.unwrap();
+    media.read_only();
+    read_everything(&sb, &ro_store, |_| {});
 }
