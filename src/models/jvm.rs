@@ -4,6 +4,8 @@
 //! inserts, runs and times each execution in the JVM (wall and thread CPU time; per-execution
 //! I/O is not seen there) under the budget, and writes each answer's rows back, which are
 //! checksummed here like every engine's.
+// Without the runner (feature jvm) only the refusal and the shared parts remain.
+#![cfg_attr(not(feature = "jvm"), allow(unused_imports, dead_code))]
 
 use super::data::DataSet;
 use super::query::{self, Answer, Query, Value};
@@ -17,7 +19,7 @@ pub const ENGINES: [&str; 1] = ["h2"];
 
 /// Whether the JVM driver can run here (a Java runtime and the driver's jar).
 pub fn available() -> bool {
-    crate::run::jvm::java().is_ok() && crate::run::jvm::driver().is_ok()
+    cfg!(feature = "jvm") && crate::run::jvm::java().is_ok() && crate::run::jvm::driver().is_ok()
 }
 
 fn params(q: &Query) -> Vec<serde_json::Value> {
@@ -60,6 +62,7 @@ struct Exec {
 }
 
 /// Run `engine` at one scale in the JVM, in the scratch directory `dir`.
+#[cfg(feature = "jvm")]
 pub fn run_engine(
     req: &Request,
     engine: &str,
@@ -175,4 +178,10 @@ pub fn run_engine(
         inserts_per_s: data.rows() as f64 * 1e9 / insert_ns as f64,
         tests,
     })
+}
+
+/// A build without the JVM runner (device builds): the engine is refused.
+#[cfg(not(feature = "jvm"))]
+pub fn run_engine(_: &Request, _: &str, _: &DataSet, _: u32, _: &Path) -> Result<EngineScale> {
+    Err(Error::input(crate::run::jvm::NOT_IN_BUILD))
 }
