@@ -20,6 +20,16 @@ pub const MAX_RECORD_BYTES: u64 = 16 << 20;
 pub const MAX_SCAN_LENGTH: u32 = 1_000_000;
 /// Bytes of one SQL statement (a workload file's or a trace's).
 pub const MAX_SQL_BYTES: u64 = 1 << 20;
+/// Arguments bound to one statement (SQLite's default largest parameter number).
+pub const MAX_SQL_ARGS: u64 = 32_766;
+/// Connections of an imported trace (each replays on its own thread and connection).
+pub const MAX_CONNECTIONS: u64 = 256;
+/// Bytes of one line of an imported log.
+pub const MAX_LOG_LINE_BYTES: u64 = 4 << 20;
+/// Databases one imported log may name.
+pub const MAX_LOG_DBS: u64 = 1_000;
+/// Schema objects (tables, indexes, views, triggers) of one imported trace.
+pub const MAX_SCHEMA_OBJECTS: u64 = 100_000;
 /// Bytes of a workload file read whole (SQL file, TOML spec, .properties, PocketData JSON).
 pub const MAX_WORKLOAD_FILE_BYTES: u64 = 256 << 20;
 /// Values of one grid axis given as a range or list (`flashbench --sizes`, `--counts`),

@@ -159,7 +159,8 @@ fn show_suite(
         }
         None => {}
     }
-    let (_, v) = crate::results::suites::load(store, kind, Some(id))?;
+    let (_, mut v) = crate::results::suites::load(store, kind, Some(id))?;
+    crate::results::suites::with_identity(id, &mut v);
     super::print_json(&v)?;
     Ok(0)
 }
