@@ -119,6 +119,22 @@ POCKETBENCH_RUNNER=qemu-arm-static "${armv7[@]}" run --records 100 --ops 300 --d
     --no-overhead --results "$arm_dir/armv7.db" --quiet
 cargo run --release --locked --quiet -- results show 1 --json --results "$arm_dir/armv7.db" |
     python3 -c 'import json, sys; s = json.load(sys.stdin); assert s["ops"] == 300 and s["errors"] == 0 and s["phases"]["runner"] == "qemu-arm-static", s["ops"]'
+say "armv7: sizes past the 32-bit address space are refused (exit 2, naming it), not cut short"
+armv7_refuses() {
+    local rc=0
+    POCKETBENCH_RUNNER=qemu-arm-static "${armv7[@]}" "$@" >/dev/null 2>"$arm_dir/err" || rc=$?
+    if [ "$rc" -ne 2 ] || ! grep -q "more than this 32-bit build can address" "$arm_dir/err"; then
+        echo "armv7 $*: expected exit 2 naming the 32-bit limit, got $rc: $(cat "$arm_dir/err")" >&2
+        exit 1
+    fi
+}
+armv7_refuses run --engine lmdb -o map_size=5368709120 --records 10 --ops 10 \
+    --results "$arm_dir/refused.db"
+armv7_refuses run --engine redb -o cache_size=5368709120 --records 10 --ops 10 \
+    --results "$arm_dir/refused.db"
+armv7_refuses storage --sync mmap --write-size 5G --layout preallocated --dir "$arm_dir" \
+    --results "$arm_dir/refused.db"
+[ ! -e "$arm_dir/refused.db" ]
 rm -rf "$arm_dir"
 
 say "release build and a short run of the main job"

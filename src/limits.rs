@@ -32,6 +32,9 @@ pub const MAX_LOG_DBS: u64 = 1_000;
 pub const MAX_SCHEMA_OBJECTS: u64 = 100_000;
 /// Bytes of a workload file read whole (SQL file, TOML spec, .properties, PocketData JSON).
 pub const MAX_WORKLOAD_FILE_BYTES: u64 = 256 << 20;
+/// Values of one grid axis given as a range or list (`flashbench --sizes`, `--counts`),
+/// counted before a range is expanded.
+pub const MAX_GRID_VALUES: u64 = 100_000;
 /// Bytes of a saved flash I/O trace (read whole).
 pub const MAX_FLASH_TRACE_BYTES: u64 = 256 << 20;
 /// Bytes of one file of the storage suite (`--read-size`, `--write-size`).
@@ -117,6 +120,18 @@ pub fn check_free_space(dir: &Path, need: u64, what: &str) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// `bytes` (of `what`, a flag or option) as a `usize`: refused where this build cannot address
+/// that much (a 32-bit build, armv7: at most 4 GiB − 1), instead of being cut short by a cast.
+pub fn to_usize(bytes: u64, what: &str) -> Result<usize> {
+    usize::try_from(bytes).map_err(|_| {
+        Error::input(format!(
+            "{what}: {bytes} bytes is more than this {}-bit build can address (at most {}); use a 64-bit device or a smaller value",
+            usize::BITS,
+            usize::MAX
+        ))
+    })
 }
 
 /// The directory a file at `path` is (or would be) in.

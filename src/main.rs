@@ -46,6 +46,7 @@ fn main() {
         Command::Submit(args) => commands::submit::main(args),
         Command::Agent(args) => commands::agent::main(args),
         Command::Device(cmd) => commands::device::main(cmd, Cli::command()),
+        #[cfg(feature = "completions")]
         Command::Completions(args) => commands::completions::main(args, Cli::command()),
         Command::Replay { spec } => run::child::main(spec).map(|_| 0),
         Command::DurabilityChild(args) => commands::durability::child(args),

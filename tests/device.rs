@@ -13,27 +13,8 @@
 
 mod common;
 
-use common::fake_device::{runs_with_device, Devices};
+use common::fake_device::{runs_with_device, Devices, SHORT_RUN};
 use common::{arg, fixture, stored_runs};
-
-const SHORT_RUN: &[&str] = &[
-    "run",
-    "--records",
-    "50",
-    "--ops",
-    "100",
-    "--delay",
-    "zero",
-    "--no-overhead",
-];
-
-fn device_run(devices: &Devices, before: &[&str], command: &[&str]) -> common::Outcome {
-    let mut args = vec!["device", "run", "--poll", "20ms", "--patience", "0s"];
-    args.extend_from_slice(before);
-    args.push("--");
-    args.extend_from_slice(command);
-    devices.pb(&args)
-}
 
 #[test]
 fn list_shows_what_each_device_is_and_what_is_wrong_with_the_others() {
@@ -79,7 +60,7 @@ fn list_shows_what_each_device_is_and_what_is_wrong_with_the_others() {
         out.stdout
     );
     assert!(
-        out.stdout.contains("pi (ssh:pi@raspberrypi)  ready"),
+        out.stdout.contains("ssh:pi (pi@raspberrypi)  ready"),
         "{}",
         out.stdout
     );
@@ -132,7 +113,7 @@ fn a_run_goes_to_the_phone_and_comes_back_tagged_with_it() {
         "zero",
         "--no-overhead",
     ];
-    let out = device_run(&d, &[], &cmd).expect_ok();
+    let out = d.device_run(&[], &cmd).expect_ok();
     // The command's own output was streamed back.
     assert!(out.stderr.contains("replaying"), "{}", out.stderr);
     assert!(
@@ -166,7 +147,7 @@ fn a_run_goes_to_the_phone_and_comes_back_tagged_with_it() {
         .is_file());
 
     // A second run finds the same binary there and does not push it again.
-    device_run(&d, &["-q"], SHORT_RUN).expect_ok();
+    d.device_run(&["-q"], SHORT_RUN).expect_ok();
     let pushes = d
         .adb_log()
         .lines()
@@ -180,7 +161,9 @@ fn a_run_goes_to_the_phone_and_comes_back_tagged_with_it() {
 fn the_device_commands_exit_status_comes_back() {
     let d = Devices::new();
     d.x86_phone("FAKE01");
-    let out = device_run(&d, &[], &["run", "--workload", "no-such-workload"]).expect_code(2);
+    let out = d
+        .device_run(&[], &["run", "--workload", "no-such-workload"])
+        .expect_code(2);
     assert!(out.stderr.contains("no-such-workload"), "{}", out.stderr);
     assert!(out.stdout.contains("no results to merge"), "{}", out.stdout);
 }
@@ -189,7 +172,9 @@ fn the_device_commands_exit_status_comes_back() {
 fn a_board_over_ssh_runs_the_same_way() {
     let d = Devices::new();
     let home = d.board("raspberrypi");
-    let out = device_run(&d, &["--ssh", "pi@raspberrypi", "-q"], SHORT_RUN).expect_ok();
+    let out = d
+        .device_run(&["--ssh", "pi@raspberrypi", "-q"], SHORT_RUN)
+        .expect_ok();
     assert!(
         out.stdout.contains("ssh:pi@raspberrypi: job"),
         "{}",
@@ -208,12 +193,9 @@ fn a_board_over_ssh_runs_the_same_way() {
         ),
     );
     let cfg = d.path("home/devices.toml");
-    let out = device_run(
-        &d,
-        &["pi", "--devices", cfg.to_str().unwrap(), "-q"],
-        SHORT_RUN,
-    )
-    .expect_ok();
+    let out = d
+        .device_run(&["pi", "--devices", cfg.to_str().unwrap(), "-q"], SHORT_RUN)
+        .expect_ok();
     assert!(out.stdout.contains("merged"), "{}", out.stdout);
     assert!(home.join("bench/pocketbench").is_file());
     assert_eq!(stored_runs(&d.store()), 2);
@@ -224,11 +206,11 @@ fn a_lost_connection_mid_run_loses_nothing_and_pull_collects_it() {
     let d = Devices::new();
     d.x86_phone("FAKE01");
     d.set("adb/FAKE01/fault", "lost-after-start");
-    let out = device_run(&d, &[], SHORT_RUN).expect_code(1);
+    let out = d.device_run(&[], SHORT_RUN).expect_code(1);
     let last = out.stderr.lines().last().unwrap();
     assert!(
         last.contains("lost contact during job")
-            && last.contains("pocketbench device pull adb:FAKE01"),
+            && last.contains("pocketbench device pull --serial FAKE01"),
         "{}",
         out.stderr
     );
@@ -250,7 +232,7 @@ fn a_disconnect_mid_push_fails_cleanly_and_the_next_run_pushes_again() {
     let d = Devices::new();
     d.x86_phone("FAKE01");
     d.set("adb/FAKE01/fault", "push-disconnect");
-    let out = device_run(&d, &[], SHORT_RUN).expect_code(1);
+    let out = d.device_run(&[], SHORT_RUN).expect_code(1);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     assert!(
         out.stderr.contains("pushing the pocketbench binary")
@@ -264,7 +246,7 @@ fn a_disconnect_mid_push_fails_cleanly_and_the_next_run_pushes_again() {
         .exists());
     d.unset("adb/FAKE01/fault");
     d.unset("adb/FAKE01/gone");
-    device_run(&d, &["-q"], SHORT_RUN).expect_ok();
+    d.device_run(&["-q"], SHORT_RUN).expect_ok();
     assert_eq!(stored_runs(&d.store()), 1);
 }
 
@@ -410,7 +392,7 @@ fn every_bad_situation_is_one_clear_line() {
         let d = Devices::new();
         setup(&d);
         eprintln!("case: {name}");
-        let out = device_run(&d, flags, SHORT_RUN).expect_code(*code);
+        let out = d.device_run(flags, SHORT_RUN).expect_code(*code);
         assert_eq!(out.stderr.lines().count(), 1, "{name}: {}", out.stderr);
         assert!(out.stderr.contains(needle), "{name}: {}", out.stderr);
         assert!(
@@ -437,7 +419,7 @@ fn every_bad_situation_is_one_clear_line() {
         ),
         (&["device", "list"][..], "cannot run on a device"),
     ] {
-        let out = device_run(&d, &[], cmd).expect_code(2);
+        let out = d.device_run(&[], cmd).expect_code(2);
         assert!(out.stderr.contains(needle), "{}", out.stderr);
     }
     assert!(
@@ -451,8 +433,7 @@ fn every_bad_situation_is_one_clear_line() {
 fn without_root_governors_are_observed_and_said_so() {
     let d = Devices::new();
     d.x86_phone("A1");
-    let out = device_run(
-        &d,
+    let out = d.device_run(
         &["-q"],
         &[
             "run",
@@ -507,19 +488,19 @@ fn an_arm_phone_runs_the_aarch64_binary_under_qemu() {
     d.set("adb/ARM64/env", "POCKETBENCH_RUNNER=qemu-aarch64-static");
     let devbin = binary.parent().unwrap().parent().unwrap();
     let workload = fixture("pocketdata/workload_a_0ms.json");
-    let out = device_run(
-        &d,
-        &["--binaries", devbin.to_str().unwrap(), "-q"],
-        &[
-            "run",
-            "--workload",
-            arg(&workload),
-            "--delay",
-            "zero",
-            "--no-overhead",
-        ],
-    )
-    .expect_ok();
+    let out = d
+        .device_run(
+            &["--binaries", devbin.to_str().unwrap(), "-q"],
+            &[
+                "run",
+                "--workload",
+                arg(&workload),
+                "--delay",
+                "zero",
+                "--no-overhead",
+            ],
+        )
+        .expect_ok();
     assert!(out.stdout.contains("1 run(s) merged"), "{}", out.stdout);
     let summary = d.pb(&["results", "show", "1", "--json"]).expect_ok().json();
     assert_eq!(summary["phases"]["runner"], "qemu-aarch64-static");

@@ -1,36 +1,25 @@
 //! A measured run is never lost to a full disk, and a refused one creates nothing. Real small
 //! file systems (tmpfs, mounted by the test; skipped with a reason when not root, CI runs as
-//! root) are filled at the moment a finished run is stored (the `POCKETBENCH_TEST_FILL` hook):
+//! root) are filled at the moment a finished run is stored (the `POCKETBENCH_TEST_BEFORE_STORE`
+//! hook):
 //! the run goes to a spool file beside the store, else in `$TMPDIR`, else in `$HOME`, else is
 //! printed whole as JSON on stdout, and no place that failed keeps a file.
 
 mod common;
 
-use common::{arg, pb_with, Outcome, Sandbox};
-use std::path::{Path, PathBuf};
+use common::mounts::{is_root, Tmpfs};
+use common::{arg, pb_with, spool_named, Outcome, Sandbox};
+use std::path::Path;
 
-/// A tmpfs mounted at a directory of the sandbox, unmounted when dropped.
-struct Tmpfs(PathBuf);
+/// What the tests do with a mounted tmpfs.
+trait Disk {
+    fn fill(&self, keep: u64);
+    fn unfill(&self);
+    fn spools(&self) -> Vec<(String, u64)>;
+    fn names(&self) -> Vec<String>;
+}
 
-impl Tmpfs {
-    fn mount(dir: PathBuf, size: &str) -> Tmpfs {
-        std::fs::create_dir_all(&dir).unwrap();
-        let ok = std::process::Command::new("mount")
-            .args([
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size}"),
-                "tmpfs",
-                arg(&dir),
-            ])
-            .status()
-            .expect("mount")
-            .success();
-        assert!(ok, "mounting a tmpfs at {}", dir.display());
-        Tmpfs(dir)
-    }
-
+impl Disk for Tmpfs {
     /// Fill it, leaving about `keep` bytes free.
     fn fill(&self, keep: u64) {
         let free = fs2_free(&self.0);
@@ -81,12 +70,6 @@ impl Tmpfs {
     }
 }
 
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.0).status();
-    }
-}
-
 fn fs2_free(dir: &Path) -> u64 {
     let out = std::process::Command::new("df")
         .args(["-B1", "--output=avail", arg(dir)])
@@ -101,23 +84,20 @@ fn fs2_free(dir: &Path) -> u64 {
         .unwrap()
 }
 
-fn is_root() -> bool {
-    std::fs::metadata("/proc/self")
-        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-        .unwrap_or(false)
-}
-
 const RUN: [&str; 7] = ["run", "--records", "10", "--ops", "20", "--delay", "zero"];
 
 /// `run` storing into `store`, with `$TMPDIR` and `$HOME` set and `fill` filled at store time.
 fn run(sb: &Sandbox, store: &Path, tmp: &Path, home: &Path, fill: &[&Path]) -> Outcome {
-    let fill = std::env::join_paths(fill).unwrap();
+    let fill: Vec<String> = fill
+        .iter()
+        .map(|d| format!("cat /dev/zero > '{}/.pocketbench-fill';", d.display()))
+        .collect();
     pb_with([&RUN[..], &["--results", arg(store)]].concat(), |c| {
         c.current_dir(sb.path(""))
             .env("TMPDIR", tmp)
             .env("HOME", home);
         if !fill.is_empty() {
-            c.env("POCKETBENCH_TEST_FILL", fill);
+            c.env("POCKETBENCH_TEST_BEFORE_STORE", fill.concat());
         }
     })
 }
@@ -125,19 +105,7 @@ fn run(sb: &Sandbox, store: &Path, tmp: &Path, home: &Path, fill: &[&Path]) -> O
 /// The spool file named in the run's error, checked to hold the one run.
 fn kept_in(out: &Outcome) -> String {
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    let line = out
-        .stderr_lines()
-        .into_iter()
-        .find(|l| l.contains("kept in"))
-        .unwrap_or_else(|| panic!("no spool named: {}", out.stderr));
-    let spool = line
-        .split("kept in ")
-        .nth(1)
-        .unwrap()
-        .split(':')
-        .next()
-        .unwrap()
-        .to_string();
+    let spool = spool_named(out);
     assert_eq!(common::stored_runs(Path::new(&spool)), 1, "{spool}");
     spool
 }

@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::mounts::is_root;
 use common::{arg, Sandbox};
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
@@ -157,12 +158,6 @@ fn run_case(sb: &Sandbox, case: &Case, target: &Path) -> common::Outcome {
         a => a,
     });
     sb.pb(args.collect::<Vec<_>>())
-}
-
-fn is_root() -> bool {
-    std::fs::metadata("/proc/self")
-        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-        .unwrap_or(false)
 }
 
 #[test]

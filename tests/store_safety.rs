@@ -86,19 +86,7 @@ fn a_run_the_store_cannot_take_is_spooled_then_imported() {
         },
     );
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    let line = out
-        .stderr_lines()
-        .into_iter()
-        .find(|l| l.contains("kept in"))
-        .unwrap()
-        .to_string();
-    let spool = line
-        .split("kept in ")
-        .nth(1)
-        .and_then(|s| s.split(':').next())
-        .unwrap()
-        .to_string();
-    assert!(line.contains("pocketbench results import"), "{line}");
+    let spool = common::spool_named(&out);
     assert!(Path::new(&spool).is_file(), "{spool}");
     assert!(
         spool.starts_with(arg(&store)),

@@ -7,6 +7,7 @@ pub mod flashbench;
 pub mod storage;
 
 use crate::error::{Error, Result};
+use crate::limits::MAX_GRID_VALUES;
 use crate::output::units::parse_size;
 use crate::results::{store::Store, suites};
 use crate::workload::rng::Rng;
@@ -50,6 +51,11 @@ pub fn render_value(kind: &str, id: i64, v: serde_json::Value) -> Result<String>
 /// Parse `A..B:STEP` (inclusive) or a comma list `A,B,C` of positive integers for `flag`.
 pub fn parse_grid(text: &str, flag: &str) -> Result<Vec<u64>> {
     let bad = |why: &str| Error::input(format!("{flag} {text}: {why}"));
+    let too_many = || {
+        bad(&format!(
+            "more than {MAX_GRID_VALUES} values, the limit (see docs/limits.md)"
+        ))
+    };
     let num = |s: &str| {
         parse_size(s.trim(), flag)
             .map_err(|_| bad("expected a positive integer (K/M suffixes allowed)"))
@@ -62,6 +68,10 @@ pub fn parse_grid(text: &str, flag: &str) -> Result<Vec<u64>> {
         if a > b {
             return Err(bad("range start is above its end"));
         }
+        // Counted before anything is expanded (a step is positive: parse_size refuses 0).
+        if (b - a) / step >= MAX_GRID_VALUES {
+            return Err(too_many());
+        }
         (a..=b).step_by(step as usize).collect()
     } else {
         text.split(',').map(num).collect::<Result<_>>()?
@@ -69,8 +79,8 @@ pub fn parse_grid(text: &str, flag: &str) -> Result<Vec<u64>> {
     if values.is_empty() || values.contains(&0) {
         return Err(bad("values must be positive"));
     }
-    if values.len() > 100_000 {
-        return Err(bad("too many values"));
+    if values.len() as u64 > MAX_GRID_VALUES {
+        return Err(too_many());
     }
     Ok(values)
 }

@@ -30,12 +30,8 @@ pub fn capture(output: &Path, command: &[String]) -> Result<Captured> {
             "capture: no command given (pocketbench capture -o app.jsonl -- COMMAND [ARGS])",
         ));
     };
-    if output.is_dir() {
-        return Err(Error::input(format!(
-            "-o {}: is a directory; give a file name for the log",
-            output.display()
-        )));
-    }
+    // A directory, socket or block device is refused; a device or FIFO is written into.
+    crate::output::target::check(output, "-o")?;
     std::fs::File::create(output).input_err(format!("-o {}: cannot write", output.display()))?;
     let mut lib = tempfile::Builder::new()
         .prefix("pocketbench-capture-")

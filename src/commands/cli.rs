@@ -3,10 +3,10 @@
 //! `durability`'s in `durability::args`, which study plans read too).
 
 use super::{
-    capture::CaptureArgs, compare::CompareArgs, completions::CompletionsArgs,
-    device::DeviceCommand, diagnose::DiagnoseArgs, doctor::DoctorArgs, energy::EnergyCommand,
-    engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs,
-    report::ReportArgs, results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
+    capture::CaptureArgs, compare::CompareArgs, device::DeviceCommand, diagnose::DiagnoseArgs,
+    doctor::DoctorArgs, energy::EnergyCommand, engines::EnginesArgs, flash::FlashCommand,
+    flashbench::FlashbenchArgs, matrix::MatrixArgs, report::ReportArgs, results::ResultsCommand,
+    storage::StorageArgs, trace::TraceCommand,
 };
 use crate::durability::args::DurabilityArgs;
 use crate::models::args::ModelsArgs;
@@ -132,10 +132,11 @@ pub enum Command {
     )]
     Agent(super::agent::AgentArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    #[cfg(feature = "completions")]
     #[command(
         after_help = "Examples:\n  pocketbench completions bash > /etc/bash_completion.d/pocketbench\n  pocketbench completions zsh > \"${fpath[1]}/_pocketbench\"\n  pocketbench completions fish > ~/.config/fish/completions/pocketbench.fish"
     )]
-    Completions(CompletionsArgs),
+    Completions(super::completions::CompletionsArgs),
     /// Replay process (internal: started by `run`).
     #[command(name = "__replay", hide = true)]
     Replay { spec: PathBuf },

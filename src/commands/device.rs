@@ -219,8 +219,8 @@ fn list(a: &ListArgs) -> Result<i32> {
         ));
     }
     for (name, t) in &configured.ssh {
-        let s = ssh::Ssh::new(t.clone());
-        let target = format!("{name} ({})", s.name());
+        let s = ssh::Ssh::configured(name, t.clone(), a.devices.clone(), None);
+        let target = s.name();
         entries.push(match probe::probe(&s) {
             Ok(info) => Entry {
                 target,
@@ -277,6 +277,11 @@ fn check_command(command: &[String], cli: clap::Command) -> Result<(bool, bool)>
     }
     let argv = std::iter::once("pocketbench".to_string()).chain(command.iter().cloned());
     if let Err(e) = cli.clone().try_get_matches_from(argv) {
+        use clap::error::ErrorKind;
+        if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+            // `-- --version`, `-- --help`, `-- run --help`: the device prints them.
+            return Ok((false, false));
+        }
         let first = e.to_string();
         let first = first
             .lines()
@@ -348,6 +353,7 @@ fn run(a: &RunOnDevice, cli: clap::Command) -> Result<i32> {
         root: a.root,
         poll: duration(&a.follow.poll, "--poll")?,
         patience: duration(&a.follow.patience, "--patience")?,
+        results: a.follow.results.clone(),
     };
     // The local store is checked before anything runs on the device.
     let mut store = Store::open(&a.follow.results)?;
@@ -382,6 +388,7 @@ fn pull(a: &PullArgs) -> Result<i32> {
         root: RootMode::Never,
         poll: duration(&a.follow.poll, "--poll")?,
         patience: duration(&a.follow.patience, "--patience")?,
+        results: a.follow.results.clone(),
     };
     let mut store = Store::open(&a.follow.results)?;
     let t = device::select(&a.target.selector())?;

@@ -31,6 +31,7 @@ pub fn main(args: &DoctorArgs) -> Result<i32> {
             None => eprintln!("pocketbench: nothing to restore"),
         }
     }
+    crate::platform::stale::sweep_and_say();
     let report = doctor::survey(&doctor::Options {
         results: args.results.clone(),
         data_dir: args.dir.clone().unwrap_or_else(std::env::temp_dir),

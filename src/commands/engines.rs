@@ -48,6 +48,7 @@ pub fn main(args: &EnginesArgs) -> Result<i32> {
                         OptionKind::OneOf(words) => words.join("|"),
                         OptionKind::Integer { min, max } => format!("integer {min}..{max}"),
                         OptionKind::PowerOfTwo { min, max } => format!("power of two {min}..{max}"),
+                        OptionKind::Bytes { min, max } => format!("bytes {min}..{max}"),
                     },
                     help: o.help,
                 })

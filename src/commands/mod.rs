@@ -6,6 +6,7 @@ pub mod agent;
 pub mod capture;
 pub mod cli;
 pub mod compare;
+#[cfg(feature = "completions")]
 pub mod completions;
 pub mod device;
 pub mod diagnose;

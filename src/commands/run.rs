@@ -9,6 +9,8 @@ use crate::run::{self, args::RunArgs};
 pub fn main(args: &RunArgs) -> Result<i32> {
     progress::set_quiet(args.quiet || args.json);
     let request = args.request()?;
+    // Work folders a killed run (kill -9) could not remove.
+    crate::platform::stale::sweep_and_say();
     let prepared = run::prepare(&request)?;
     // Open the store only now: bad input above never creates or touches it.
     let mut store = Store::open_with_room(

@@ -137,6 +137,13 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
         crate::limits::at_most("--rand-ops", n, crate::limits::MAX_OPS)?;
     }
     crate::limits::at_most("--txns", a.txns, crate::limits::MAX_OPS)?;
+    if a.sync
+        .contains(&crate::bench_suites::storage::file::SyncMode::Mmap)
+    {
+        // --sync mmap maps each test file whole: its size must fit this build's address space.
+        crate::limits::to_usize(read_size, "--sync mmap --read-size")?;
+        crate::limits::to_usize(write_size, "--sync mmap --write-size")?;
+    }
     let layout = a.layout;
     check_sqlite_option("journal_mode", "--journal-mode", &a.journal_mode)?;
     check_sqlite_option("synchronous", "--synchronous", &a.synchronous)?;

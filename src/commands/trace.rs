@@ -222,6 +222,7 @@ fn generate(args: &WorkloadArgs, output: &Path, json: bool) -> Result<i32> {
 
 fn import(a: &ImportArgs) -> Result<i32> {
     use crate::output::units::parse_duration;
+    crate::output::target::check(&a.output, "-o")?;
     let window = match &a.window {
         None => None,
         Some(w) => {

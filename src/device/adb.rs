@@ -176,6 +176,14 @@ impl Transport for Adb {
         format!("adb:{}", self.serial)
     }
 
+    fn selector(&self) -> Vec<String> {
+        let mut args = vec!["--serial".to_string(), self.serial.clone()];
+        if let Some(d) = &self.dir {
+            args.extend(["--dir".to_string(), d.clone()]);
+        }
+        args
+    }
+
     fn kind(&self) -> &'static str {
         "adb"
     }

@@ -115,8 +115,9 @@ fn keep_copy(e: Error, pulled: &Path, store: &Path, t: &dyn Transport, job: &Job
         "no local copy could be kept".to_string()
     };
     Error::failed(format!(
-        "{e}; the results stay on {} in job {} (`pocketbench device pull` retries); {copy}",
+        "{e}; the results stay on {} in job {} (`{}` retries); {copy}",
         t.name(),
-        job.id
+        job.id,
+        super::pull_command(t, store)
     ))
 }

@@ -48,6 +48,8 @@ pub struct Request {
     pub poll: Duration,
     /// How long a lost connection is waited for before giving up (the job goes on).
     pub patience: Duration,
+    /// The local store the job's results are merged into (named in the hint to pull them).
+    pub results: PathBuf,
 }
 
 /// A started job.
@@ -111,15 +113,21 @@ fn check_room(info: &DeviceInfo, need: u64) -> Result<()> {
     Ok(())
 }
 
-/// Push `binary` to `BASE/pocketbench` unless the device has the same file, and check that it
-/// runs there (through the device's `POCKETBENCH_RUNNER`, if it sets one).
-fn install(t: &dyn Transport, base: &str, binary: &Path) -> Result<()> {
+/// Whether `BASE/pocketbench` differs from `binary` (so it must be pushed).
+fn needs_push(t: &dyn Transport, base: &str, binary: &Path) -> Result<bool> {
     let remote = format!("{base}/pocketbench");
     let local_hash = sha256(binary)?;
     let remote_hash = t
         .shell(&format!("sha256sum {} 2>/dev/null", sh_quote(&remote)))?
         .stdout;
-    if remote_hash.split_whitespace().next() != Some(local_hash.as_str()) {
+    Ok(remote_hash.split_whitespace().next() != Some(local_hash.as_str()))
+}
+
+/// Push `binary` to `BASE/pocketbench` when `push` (the device has another file or none), and
+/// check that it runs there (through the device's `POCKETBENCH_RUNNER`, if it sets one).
+fn install(t: &dyn Transport, base: &str, binary: &Path, push: bool) -> Result<()> {
+    let remote = format!("{base}/pocketbench");
+    if push {
         let part = format!("{remote}.part");
         t.push(binary, &part).map_err(|l| {
             let full = l.0.contains("No space left") || l.0.contains("ENOSPC");
@@ -202,7 +210,15 @@ fn push_inputs(t: &dyn Transport, job_dir: &str, args: &[String]) -> Result<Vec<
                 )
             })
             .unwrap_or_else(|| "input".into());
-        let remote = format!("{job_dir}/inputs/{i}-{name}");
+        // Under its own name (in a folder per argument), so a workload file's name, and the
+        // workload name taken from it, are the same on the device as on the host.
+        let folder = format!("{job_dir}/inputs/{i}");
+        transport::must(
+            t,
+            "creating inputs",
+            &format!("mkdir -p {}", sh_quote(&folder)),
+        )?;
+        let remote = format!("{folder}/{name}");
         t.push(p, &remote)
             .map_err(|l| Error::failed(format!("pushing {}: {}", p.display(), l.0)))?;
         out.push(format!("{prefix}{remote}"));
@@ -213,8 +229,6 @@ fn push_inputs(t: &dyn Transport, job_dir: &str, args: &[String]) -> Result<Vec<
 /// Start `req` on the device described by `info`; returns the job once it runs detached.
 pub fn start(t: &dyn Transport, info: &DeviceInfo, req: &Request) -> Result<Job> {
     let binary = binaries::find(info.arch, &info.abi, req.binaries.as_deref())?;
-    let size = std::fs::metadata(&binary).map(|m| m.len()).unwrap_or(0);
-    check_room(info, size.saturating_add(MIN_FREE))?;
     let use_su = match (req.root, info.root.as_str()) {
         (RootMode::Require, "none") => {
             return Err(Error::input(format!(
@@ -233,7 +247,15 @@ pub fn start(t: &dyn Transport, info: &DeviceInfo, req: &Request) -> Result<Job>
         );
     }
     let base = base_dir(t)?;
-    install(t, &base, &binary)?;
+    // The binary needs room only when it is pushed (not when the device has it already).
+    let push = needs_push(t, &base, &binary)?;
+    let size = if push {
+        std::fs::metadata(&binary).map(|m| m.len()).unwrap_or(0)
+    } else {
+        0
+    };
+    check_room(info, size.saturating_add(MIN_FREE))?;
+    install(t, &base, &binary, push)?;
     let id = new_id();
     let dir = format!("{base}/jobs/{id}");
     transport::must(
@@ -391,11 +413,11 @@ echo \"@size $(({offset} + n)) $s\"
                 });
                 if since.elapsed() >= req.patience {
                     return Err(Error::failed(format!(
-                        "{}: lost contact during job {} ({}); it goes on on the device: collect its results with `pocketbench device pull {}`",
+                        "{}: lost contact during job {} ({}); it goes on on the device: collect its results with `{}`",
                         t.name(),
                         job.id,
                         lost.0,
-                        t.name()
+                        super::pull_command(t, &req.results)
                     )));
                 }
             }

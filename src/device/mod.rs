@@ -44,13 +44,33 @@ pub fn select(sel: &Selector) -> Result<Box<dyn Transport>> {
         return Ok(Box::new(ssh::Ssh::new(target)));
     }
     let configured = config::load(sel.devices_file.as_deref())?;
+    // The tags results carry (`adb:SERIAL`, `ssh:NAME (…)`, `ssh:user@host`) select too.
+    let mut sel = sel.clone();
+    match sel.target.as_deref().map(|t| t.split_once(':')) {
+        Some(Some(("adb", serial))) if sel.serial.is_none() => {
+            sel.serial = Some(serial.to_string());
+            sel.target = None;
+        }
+        Some(Some(("ssh", rest))) => {
+            let name = rest.split(" (").next().unwrap_or(rest).to_string();
+            if configured.ssh.contains_key(&name) {
+                sel.target = Some(name);
+            } else {
+                sel.ssh = Some(name);
+                sel.target = None;
+                return select(&sel);
+            }
+        }
+        _ => {}
+    }
     if let Some(name) = &sel.target {
         if let Some(t) = configured.ssh.get(name) {
-            let mut t = t.clone();
-            if sel.dir.is_some() {
-                t.dir = sel.dir.clone();
-            }
-            return Ok(Box::new(ssh::Ssh::new(t)));
+            return Ok(Box::new(ssh::Ssh::configured(
+                name,
+                t.clone(),
+                sel.devices_file.clone(),
+                sel.dir.clone(),
+            )));
         }
     }
     let serial = sel
@@ -77,6 +97,19 @@ pub fn select(sel: &Selector) -> Result<Box<dyn Transport>> {
             }
         })?;
     Ok(Box::new(adb))
+}
+
+/// The command that collects `t`'s jobs into `store`, ready to paste.
+pub fn pull_command(t: &dyn Transport, store: &std::path::Path) -> String {
+    let mut args: Vec<String> = ["pocketbench", "device", "pull"].map(String::from).into();
+    args.extend(t.selector());
+    if store != std::path::Path::new("pocketbench.db") {
+        args.extend(["--results".to_string(), store.display().to_string()]);
+    }
+    args.iter()
+        .map(|a| sh_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Quote `s` for a POSIX shell: single quotes, with each embedded quote closed, escaped and

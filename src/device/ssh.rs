@@ -70,11 +70,48 @@ pub fn check_host(host: &str) -> std::result::Result<(), String> {
 
 pub struct Ssh {
     target: SshTarget,
+    /// The configured target's name and the devices file it came from (when not the default),
+    /// or none for `--ssh`.
+    label: Option<(String, Option<PathBuf>)>,
+    /// `--dir` given on the command line.
+    dir_flag: Option<String>,
 }
 
 impl Ssh {
+    /// An `--ssh user@host[:port]` destination.
     pub fn new(target: SshTarget) -> Ssh {
-        Ssh { target }
+        let dir_flag = target.dir.clone();
+        Ssh {
+            target,
+            label: None,
+            dir_flag,
+        }
+    }
+
+    /// The target configured as `name` (in `file`, when not the default devices file), its
+    /// directory overridden by `dir_flag`.
+    pub fn configured(
+        name: &str,
+        mut target: SshTarget,
+        file: Option<PathBuf>,
+        dir_flag: Option<String>,
+    ) -> Ssh {
+        if dir_flag.is_some() {
+            target.dir = dir_flag.clone();
+        }
+        Ssh {
+            target,
+            label: Some((name.to_string(), file)),
+            dir_flag,
+        }
+    }
+
+    /// `user@host`, with `:port` when one is set.
+    fn address(&self) -> String {
+        match self.target.port {
+            Some(p) => format!("{}:{p}", self.target.host),
+            None => self.target.host.clone(),
+        }
     }
 
     fn common(&self, cmd: &mut Command, port_flag: &str) {
@@ -117,7 +154,27 @@ impl Ssh {
 
 impl Transport for Ssh {
     fn name(&self) -> String {
-        format!("ssh:{}", self.target.host)
+        match &self.label {
+            Some((name, _)) => format!("ssh:{name} ({})", self.address()),
+            None => format!("ssh:{}", self.address()),
+        }
+    }
+
+    fn selector(&self) -> Vec<String> {
+        let mut args = match &self.label {
+            Some((name, file)) => {
+                let mut a = vec![name.clone()];
+                if let Some(f) = file {
+                    a.extend(["--devices".to_string(), f.display().to_string()]);
+                }
+                a
+            }
+            None => vec!["--ssh".to_string(), self.address()],
+        };
+        if let Some(d) = &self.dir_flag {
+            args.extend(["--dir".to_string(), d.clone()]);
+        }
+        args
     }
 
     fn kind(&self) -> &'static str {

@@ -37,8 +37,11 @@ impl From<Lost> for Error {
 }
 
 pub trait Transport {
-    /// How results name the device: `adb:SERIAL` or `ssh:user@host`.
+    /// How results name the device: `adb:SERIAL`, `ssh:user@host[:port]`, or for a configured
+    /// ssh target `ssh:NAME (user@host[:port])`.
     fn name(&self) -> String;
+    /// The arguments of `pocketbench device pull` (or `run`) that select this device again.
+    fn selector(&self) -> Vec<String>;
     /// `adb` or `ssh`.
     fn kind(&self) -> &'static str;
     /// The working directory on the device: `--dir`, or the transport's default.

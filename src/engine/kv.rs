@@ -253,6 +253,15 @@ pub fn option_u64(options: &super::options::EngineOptions, name: &str, default: 
         .unwrap_or(default)
 }
 
+/// A bytes option as a `usize`, refused (not cut short) where this build cannot address it.
+pub fn option_usize(
+    options: &super::options::EngineOptions,
+    name: &str,
+    default: u64,
+) -> crate::error::Result<usize> {
+    crate::limits::to_usize(option_u64(options, name, default), &format!("-o {name}"))
+}
+
 /// `true` for an option set to `on` (or defaulting to on when unset and `default` is true).
 pub fn option_on(options: &super::options::EngineOptions, name: &str, default: bool) -> bool {
     options.get(name).map_or(default, |v| v == "on")

@@ -26,7 +26,7 @@ pub const DESCRIPTOR: EngineDescriptor = EngineDescriptor {
 };
 
 const SPECS: &[OptionSpec] = &[
-    OptionSpec { name: "map_size", default: "1073741824", help: "bytes of address space reserved for the database (its maximum size)", kind: OptionKind::Integer { min: 1 << 20, max: 1 << 40 } },
+    OptionSpec { name: "map_size", default: "1073741824", help: "bytes of address space reserved for the database (its maximum size)", kind: OptionKind::Bytes { min: 1 << 20, max: 1 << 40 } },
     OptionSpec { name: "sync", default: "full", help: "full: fsync data and meta page at each commit; nometasync: skip the meta page sync (MDB_NOMETASYNC); nosync: no sync at commit (MDB_NOSYNC)", kind: OptionKind::OneOf(&["full", "nometasync", "nosync"]) },
     OptionSpec { name: "writemap", default: "off", help: "on: write through a writable memory map (MDB_WRITEMAP; commits msync instead of write+fdatasync)", kind: OptionKind::OneOf(&["on", "off"]) },
     OptionSpec { name: "read_txn", default: "readonly", help: "readonly: reads and scans in a reused read-only transaction; write: in a write transaction, as a naive binding would", kind: OptionKind::OneOf(&["readonly", "write"]) },
@@ -106,7 +106,7 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
     // SAFETY: standard LMDB open sequence; `store` closes the environment on every exit path.
     unsafe {
         check(ffi::mdb_env_create(&mut store.env), "env_create").map_err(fail)?;
-        let map = kv::option_u64(options, "map_size", 1 << 30) as usize;
+        let map = kv::option_usize(options, "map_size", 1 << 30)?;
         check(ffi::mdb_env_set_mapsize(store.env, map), "set_mapsize").map_err(fail)?;
         check(
             ffi::mdb_env_open(store.env, path.as_ptr(), flags, 0o644),

@@ -14,6 +14,9 @@ pub enum OptionKind {
     Integer { min: i64, max: i64 },
     /// A power of two within bounds (page sizes).
     PowerOfTwo { min: i64, max: i64 },
+    /// Bytes of memory or address space (a map size, a cache): within bounds, and refused
+    /// where this build's address space (`usize`, 32 bits on armv7) cannot hold them.
+    Bytes { min: i64, max: i64 },
 }
 
 /// One option an engine accepts.
@@ -40,6 +43,14 @@ impl OptionSpec {
                 Ok(v) if (min..=max).contains(&v) => Ok(v.to_string()),
                 Ok(_) => Err(bad(format!("must be between {min} and {max}"))),
                 Err(_) => Err(bad("expected an integer".into())),
+            },
+            OptionKind::Bytes { min, max } => match value.parse::<i64>() {
+                Ok(v) if (min..=max).contains(&v) => {
+                    crate::limits::to_usize(v as u64, &format!("-o {}", self.name))?;
+                    Ok(v.to_string())
+                }
+                Ok(_) => Err(bad(format!("must be between {min} and {max} bytes"))),
+                Err(_) => Err(bad("expected an integer (bytes)".into())),
             },
             OptionKind::PowerOfTwo { min, max } => match value.parse::<i64>() {
                 Ok(v) if (min..=max).contains(&v) && v.count_ones() == 1 => Ok(v.to_string()),

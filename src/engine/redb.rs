@@ -29,7 +29,7 @@ pub const DESCRIPTOR: EngineDescriptor = EngineDescriptor {
 
 const SPECS: &[OptionSpec] = &[
     OptionSpec { name: "durability", default: "immediate", help: "none: commit in memory only (made durable by a later durable commit); eventual: synced with a write barrier where the OS has one (macOS), a full fdatasync elsewhere; immediate: synced at commit; paranoid: immediate with two-phase commit", kind: OptionKind::OneOf(&["none", "eventual", "immediate", "paranoid"]) },
-    OptionSpec { name: "cache_size", default: "1073741824", help: "bytes of redb's page cache", kind: OptionKind::Integer { min: 0, max: 1 << 40 } },
+    OptionSpec { name: "cache_size", default: "1073741824", help: "bytes of redb's page cache", kind: OptionKind::Bytes { min: 0, max: 1 << 40 } },
 ];
 
 const TABLE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("usertable");
@@ -100,7 +100,7 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
         .open(&path)
         .run_err(format!("redb: {}", path.display()))?;
     let backend = CountingBackend(FileBackend::new(file).run_err("redb: file backend")?);
-    let cache = kv::option_u64(options, "cache_size", 1 << 30) as usize;
+    let cache = kv::option_usize(options, "cache_size", 1 << 30)?;
     let db = Database::builder()
         .set_cache_size(cache)
         .create_with_backend(backend)

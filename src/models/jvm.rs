@@ -5,6 +5,8 @@
 //! the database, inserts, runs and times each execution in the JVM (wall and thread CPU time;
 //! per-execution I/O is not seen there) under the budget, and writes each answer's rows back,
 //! which are checksummed here like every engine's.
+// Without the runner (feature jvm) only the refusal and the shared parts remain.
+#![cfg_attr(not(feature = "jvm"), allow(unused_imports, dead_code))]
 
 use super::data::DataSet;
 use super::query::{self, Answer, Query, Value};
@@ -24,7 +26,7 @@ pub fn runs_here(engine: &str) -> bool {
 
 /// Whether the JVM driver can run here (a Java runtime and the driver's jar).
 pub fn available() -> bool {
-    crate::run::jvm::java().is_ok() && crate::run::jvm::driver().is_ok()
+    cfg!(feature = "jvm") && crate::run::jvm::java().is_ok() && crate::run::jvm::driver().is_ok()
 }
 
 fn params(q: &Query) -> Vec<serde_json::Value> {
@@ -67,6 +69,7 @@ struct Exec {
 }
 
 /// Run `engine` at one scale in the JVM, in the scratch directory `dir`.
+#[cfg(feature = "jvm")]
 pub fn run_engine(
     req: &Request,
     engine: &str,
@@ -184,4 +187,10 @@ pub fn run_engine(
         inserts_per_s: data.rows() as f64 * 1e9 / insert_ns as f64,
         tests,
     })
+}
+
+/// A build without the JVM runner (device builds): the engine is refused.
+#[cfg(not(feature = "jvm"))]
+pub fn run_engine(_: &Request, _: &str, _: &DataSet, _: u32, _: &Path) -> Result<EngineScale> {
+    Err(Error::input(crate::run::jvm::NOT_IN_BUILD))
 }

@@ -2,7 +2,11 @@
 //! command creates only for its own use (a run's work directory, a partial output file, a
 //! storage test directory) is registered here while it exists; on SIGINT, SIGTERM, SIGHUP or
 //! SIGQUIT the signal thread (`cpufreq::restore`) removes everything still registered before
-//! the process dies of the signal (exit status 128 + signal number: 130, 143).
+//! the process dies of the signal (exit status 128 + signal number: 130, 143). Removal is
+//! idempotent and races neither way: a directory is removed while still registered, with the
+//! registry held, so a signal arriving mid-removal waits for it and then finds it gone; and
+//! removal is retried while a dying child process still adds files. Each temporary directory
+//! names its owning process (`stale`), so one left by a `kill -9` can be found and removed.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -56,30 +60,42 @@ impl Drop for Guard {
 /// A private temporary directory, removed when dropped and also on a terminating signal.
 #[derive(Debug)]
 pub struct TempDir {
-    // Field order: forget the path before the directory goes.
     _guard: Guard,
-    dir: tempfile::TempDir,
+    path: PathBuf,
 }
 
 impl TempDir {
     /// A new directory named `PREFIX…` inside `parent` (the system's temporary directory when
-    /// `None`).
+    /// `None`), marked with this process as its owner.
     pub fn new(prefix: &str, parent: Option<&Path>) -> std::io::Result<TempDir> {
-        let (dir, guard) = Guard::create(|| {
+        let (path, guard) = Guard::create(|| {
             let mut b = tempfile::Builder::new();
             b.prefix(prefix);
             let dir = match parent {
                 Some(p) => b.tempdir_in(p)?,
                 None => b.tempdir()?,
             };
-            let path = dir.path().to_path_buf();
-            Ok((dir, path))
+            super::stale::mark_owner(dir.path())?;
+            let path = dir.keep();
+            Ok((path.clone(), path))
         })?;
-        Ok(TempDir { _guard: guard, dir })
+        Ok(TempDir {
+            _guard: guard,
+            path,
+        })
     }
 
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        // Removed while registered and with the registry held: a signal now waits for it.
+        let r = registry();
+        remove(std::slice::from_ref(&self.path));
+        drop(r);
     }
 }
 
@@ -91,17 +107,25 @@ pub fn remove_all() -> usize {
 }
 
 fn remove(paths: &[PathBuf]) -> usize {
-    paths
-        .iter()
-        .rev()
-        .filter(|p| {
-            if p.is_dir() {
-                std::fs::remove_dir_all(p).is_ok()
-            } else {
-                std::fs::remove_file(p).is_ok()
-            }
-        })
-        .count()
+    paths.iter().rev().filter(|p| remove_path(p)).count()
+}
+
+/// Remove a file or a directory tree; true when it is gone (or never was). A child process
+/// that is being stopped may still create a file meanwhile: tried again, a bounded number of
+/// times.
+pub fn remove_path(p: &Path) -> bool {
+    for _ in 0..50 {
+        let r = match std::fs::symlink_metadata(p) {
+            Err(_) => return true,
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(p),
+            Ok(_) => std::fs::remove_file(p),
+        };
+        if r.is_ok() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    false
 }
 
 #[cfg(test)]

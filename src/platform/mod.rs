@@ -19,5 +19,6 @@ pub mod observe;
 pub mod process;
 pub mod sampler;
 pub mod session;
+pub mod stale;
 pub mod sysfs;
 pub mod thermal;

@@ -23,6 +23,8 @@ pub fn render(s: &RunSummary, store: Option<&str>) -> String {
 
 fn header(o: &mut String, s: &RunSummary) {
     let w = &s.workload;
+    // A name from a spec file may hold control characters: never sent raw to the terminal.
+    let name = crate::limits::one_line(&w.name);
     let opts: Vec<String> = s
         .engine
         .options
@@ -37,12 +39,12 @@ fn header(o: &mut String, s: &RunSummary) {
     let _ = writeln!(
         o,
         "{} — {} on {} {} ({opts})",
-        s.tool_version, w.name, s.engine.name, s.engine.version
+        s.tool_version, name, s.engine.name, s.engine.version
     );
     let _ = writeln!(
         o,
         "workload   {} ({}): {} load ops, {} run ops; delay {}, pacing {}, seed {}, trace {}",
-        w.name,
+        name,
         w.source,
         s.trace.load_ops,
         s.trace.run_ops,
@@ -51,6 +53,20 @@ fn header(o: &mut String, s: &RunSummary) {
         s.seed,
         s.trace.digest
     );
+    if let Some(d) = &s.device {
+        let field = |k: &str| d.get(k).and_then(|v| v.as_str()).unwrap_or("");
+        let facts: Vec<&str> = ["model", "os"]
+            .into_iter()
+            .map(field)
+            .filter(|f| !f.is_empty())
+            .collect();
+        let _ = writeln!(
+            o,
+            "device     {} ({})",
+            crate::limits::one_line(field("target")),
+            crate::limits::one_line(&facts.join(", "))
+        );
+    }
     let mode = match (&s.phases.runner, s.phases.mode.as_str()) {
         (_, "warm") => "replayed warm in the loading process".to_string(),
         (Some(r), _) => format!("replayed in a fresh process under {r} (emulated timings)"),
@@ -282,20 +298,21 @@ fn footer(o: &mut String, s: &RunSummary, store: Option<&str>) {
 
 /// `results list` table.
 pub fn render_list(rows: &[RunRow]) -> String {
-    let mut o = String::from("   id  created (UTC)         kind        workload                 engine       ops  errors    p50 µs    p99 µs\n");
+    let mut o = String::from("   id  created (UTC)         kind        workload                 engine       ops  errors    p50 µs    p99 µs  device\n");
     for r in rows {
         let _ = writeln!(
             o,
-            "{:>5}  {:<20}  {:<10}  {:<24} {:<8} {:>7} {:>7} {:>9} {:>9}",
+            "{:>5}  {:<20}  {:<10}  {:<24} {:<8} {:>7} {:>7} {:>9} {:>9}  {}",
             r.id,
             r.created_at,
             r.kind,
-            r.workload,
-            r.engine,
+            crate::limits::one_line(&r.workload),
+            crate::limits::one_line(&r.engine),
             r.ops,
             r.errors,
             r.p50_us.map_or("-".into(), |v| format!("{v:.1}")),
-            r.p99_us.map_or("-".into(), |v| format!("{v:.1}"))
+            r.p99_us.map_or("-".into(), |v| format!("{v:.1}")),
+            crate::limits::one_line(r.device.as_deref().unwrap_or("this machine"))
         );
     }
     o

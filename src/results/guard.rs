@@ -60,8 +60,21 @@ pub fn open(path: &Path, access: Access) -> Result<(Connection, bool)> {
     } else {
         OpenFlags::default()
     };
-    let conn = Connection::open_with_flags(path, flags)
-        .map_err(|e| bad(path, format!("cannot open results store: {e}")))?;
+    let conn = match Connection::open_with_flags(path, flags).and_then(probe) {
+        Ok(c) => c,
+        // Read-only media, or another user's store whose directory we cannot write (no
+        // `-shm` can be made): read the file as it is, saying the view may be stale.
+        Err(e) if access == Access::Read => {
+            let c = open_immutable(path)
+                .map_err(|_| bad(path, format!("cannot open results store: {e}")))?;
+            eprintln!(
+                "pocketbench: note: --results {}: read as an unchangeable file (it cannot be opened for shared reading: {e}); a run being stored right now may not show",
+                path.display()
+            );
+            c
+        }
+        Err(e) => return Err(bad(path, format!("cannot open results store: {e}"))),
+    };
     conn.busy_timeout(Duration::from_millis(500))
         .map_err(|e| bad(path, e))?;
     let needs_schema = if exists {
@@ -75,6 +88,32 @@ pub fn open(path: &Path, access: Access) -> Result<(Connection, bool)> {
         let _ = conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()));
     }
     Ok((conn, needs_schema))
+}
+
+/// The connection, once it has read the schema (opening alone defers most errors).
+fn probe(conn: Connection) -> rusqlite::Result<Connection> {
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+        r.get::<_, i64>(0)
+    })?;
+    Ok(conn)
+}
+
+/// Open `path` with SQLite's `immutable` flag: no locks, no `-shm`, no `-wal` read.
+fn open_immutable(path: &Path) -> rusqlite::Result<Connection> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/._-~".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(uri, flags).and_then(probe)
 }
 
 /// The first bytes must be SQLite's, and a non-zero application id must be ours.
@@ -246,4 +285,15 @@ pub fn is_busy(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
     )
+}
+
+/// Remove a store file and its WAL and shared-memory files; true when the store is gone.
+pub fn remove_store_files(path: &Path) -> bool {
+    let gone = std::fs::remove_file(path).is_ok();
+    for ext in ["-wal", "-shm", "-journal"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(ext);
+        let _ = std::fs::remove_file(std::path::PathBuf::from(p));
+    }
+    gone
 }

@@ -50,22 +50,25 @@ pub fn record_with(
     keep_samples: bool,
     also: impl FnOnce(&store::RunWriter<'_>) -> Result<()>,
 ) -> Result<RunSummary> {
-    spool::test_fill();
+    spool::test_hook();
     // A finished run the store cannot take goes to a spool file, or at last to stdout.
-    write_run(out, store, raw_csv, keep_samples, also).map_err(|e| {
-        spool::keep(
-            store.path(),
-            e,
-            "run",
-            |s| write_run(out, s, raw_csv, keep_samples, |_| Ok(())),
-            || {
-                // The summary, built in memory (the samples are not part of it).
-                let mut mem = Store::open(Path::new(":memory:"))?;
-                let s = write_run(out, &mut mem, None, false, |_| Ok(()))?;
-                serde_json::to_value(s).run_err("run summary")
-            },
-        )
-    })
+    store
+        .follow_path()
+        .and_then(|()| write_run(out, store, raw_csv, keep_samples, also))
+        .map_err(|e| {
+            spool::keep(
+                store.path(),
+                e,
+                "run",
+                |s| write_run(out, s, raw_csv, keep_samples, |_| Ok(())),
+                || {
+                    // The summary, built in memory (the samples are not part of it).
+                    let mut mem = Store::open(Path::new(":memory:"))?;
+                    let s = write_run(out, &mut mem, None, false, |_| Ok(()))?;
+                    serde_json::to_value(s).run_err("run summary")
+                },
+            )
+        })
 }
 
 fn write_run(

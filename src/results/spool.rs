@@ -72,7 +72,7 @@ pub fn keep<T>(
                 ))
             }
             Err(e2) => {
-                remove_store_files(&path);
+                super::guard::remove_store_files(&path);
                 failures.push(format!("{p}: {e2}"));
             }
         }
@@ -95,22 +95,17 @@ pub fn keep<T>(
     }
 }
 
-/// A test hook for a disk that fills during a run: when `POCKETBENCH_TEST_FILL` names
-/// directories (separated by `:`), the file systems holding them are filled (a file
-/// `.pocketbench-fill` in each) just before a finished result is stored.
-pub fn test_fill() {
-    let Some(dirs) = std::env::var_os("POCKETBENCH_TEST_FILL") else {
-        return;
-    };
-    for dir in std::env::split_paths(&dirs).filter(|d| !d.as_os_str().is_empty()) {
-        if let Ok(mut f) = std::fs::File::create(dir.join(".pocketbench-fill")) {
-            use std::io::Write;
-            let block = vec![0u8; 64 << 10];
-            while f.write_all(&block).is_ok() {}
-            let small = [0u8; 512];
-            while f.write_all(&small).is_ok() {}
-            let _ = f.sync_all();
-        }
+/// A fault-injection hook for tests: when `POCKETBENCH_TEST_BEFORE_STORE` is set, that shell
+/// command runs (and is waited for) just before a finished result is stored, so a test can
+/// fill the disk, or delete or replace the store, at exactly that point of a run.
+pub fn test_hook() {
+    if let Some(cmd) = std::env::var_os("POCKETBENCH_TEST_BEFORE_STORE") {
+        let _ = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(cmd)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
     }
 }
 
@@ -169,7 +164,7 @@ pub fn import(into: &mut Store, from: &Path) -> Result<Imported> {
     let detached = into.conn().execute("DETACH DATABASE src", []);
     let runs = copied?;
     detached.run_err(&what)?;
-    let removed = is_spool && remove_store_files(from);
+    let removed = is_spool && super::guard::remove_store_files(from);
     Ok(Imported {
         file: from.to_path_buf(),
         runs,
@@ -222,15 +217,4 @@ pub(super) fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<IdMap
         runs.push((old, new));
     }
     Ok(runs)
-}
-
-/// Remove a store file and its WAL and shared-memory files; true when the store is gone.
-pub(super) fn remove_store_files(path: &Path) -> bool {
-    let gone = std::fs::remove_file(path).is_ok();
-    for ext in ["-wal", "-shm", "-journal"] {
-        let mut p = path.as_os_str().to_owned();
-        p.push(ext);
-        let _ = std::fs::remove_file(PathBuf::from(p));
-    }
-    gone
 }

@@ -79,6 +79,13 @@ CREATE TABLE IF NOT EXISTS matrix_cells (
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// (device, inode) of the file opened, to notice it deleted or replaced meanwhile.
+    file: Option<(u64, u64)>,
+}
+
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// One row of `results list`.
@@ -94,6 +101,9 @@ pub struct RunRow {
     pub errors: i64,
     pub p50_us: Option<f64>,
     pub p99_us: Option<f64>,
+    /// The device it was measured on (`adb:SERIAL`, `ssh:…`) when it came back through
+    /// `pocketbench device`; none for a run on this machine.
+    pub device: Option<String>,
 }
 
 impl Store {
@@ -104,7 +114,7 @@ impl Store {
         let existed = path.exists() || path == Path::new(":memory:");
         Self::create(path).inspect_err(|_| {
             if !existed {
-                super::spool::remove_store_files(path);
+                guard::remove_store_files(path);
             }
         })
     }
@@ -144,6 +154,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            file: identity(path),
         })
     }
 
@@ -162,6 +173,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            file: identity(path),
         })
     }
 
@@ -172,6 +184,27 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Before a long-running command stores its result: when the path no longer names the
+    /// file that was opened (deleted, or replaced by another file), say so, and either
+    /// continue with the store now at the path (replaced: it is opened, checked as any store)
+    /// or fail so that the result is spooled (deleted).
+    pub fn follow_path(&mut self) -> Result<()> {
+        if self.file.is_none() || identity(&self.path) == self.file {
+            return Ok(());
+        }
+        let p = self.path.display();
+        if !self.path.exists() {
+            return Err(Error::failed(format!(
+                "the results store {p} was deleted during the run"
+            )));
+        }
+        eprintln!(
+            "pocketbench: note: the results store {p} was replaced during the run; storing into the store now at {p}"
+        );
+        *self = Store::open(&self.path)?;
+        Ok(())
     }
 
     /// The connection, for modules that own their own queries (studies, reports).
@@ -202,7 +235,7 @@ impl Store {
             .prepare(
                 "SELECT id, created_at, workload, engine, ops, errors,
                         json_extract(summary, '$.latency_us.all.p50'), json_extract(summary, '$.latency_us.all.p99'),
-                        kind
+                        kind, json_extract(summary, '$.device.target')
                  FROM runs ORDER BY id",
             )
             .run_err("results store")?;
@@ -218,6 +251,7 @@ impl Store {
                     p50_us: r.get(6)?,
                     p99_us: r.get(7)?,
                     kind: r.get(8)?,
+                    device: r.get::<_, Option<String>>(9).ok().flatten(),
                 })
             })
             .run_err("results store")?;

@@ -29,8 +29,11 @@ pub fn save_with(
     series: &[(String, Vec<u64>)],
     also: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
 ) -> Result<i64> {
-    super::spool::test_fill();
-    save_in(store, suite, created_at, summary, series, also).map_err(|e| {
+    super::spool::test_hook();
+    store
+        .follow_path()
+        .and_then(|()| save_in(store, suite, created_at, summary, series, also))
+        .map_err(|e| {
         super::spool::keep(
             store.path(),
             e,

@@ -5,6 +5,8 @@
 //! operation inside the JVM and writes the same spool and report the replay process writes, so
 //! the samples are stored and reported like native ones. Its exit status keeps the error kind
 //! (2 bad input, 1 failure); a JVM killed by a signal is a failed run.
+// Without the runner (feature jvm) only the refusal and the shared parts remain.
+#![cfg_attr(not(feature = "jvm"), allow(unused_imports, dead_code))]
 
 use super::child::ReplayReport;
 use crate::error::{Error, Result, ResultExt};
@@ -96,6 +98,7 @@ pub struct DriverSpec {
 
 /// Run `java -jar DRIVER command SPEC` (the spec written to `spec_path` first) and wait for
 /// it.
+#[cfg(feature = "jvm")]
 pub fn invoke(command: &str, spec: &impl Serialize, spec_path: &Path) -> Result<()> {
     std::fs::write(
         spec_path,
@@ -142,11 +145,13 @@ pub fn invoke(command: &str, spec: &impl Serialize, spec_path: &Path) -> Result<
 }
 
 /// Create the schema and load the trace's load phase in a JVM.
+#[cfg(feature = "jvm")]
 pub fn load(spec: &DriverSpec, spec_path: &Path) -> Result<()> {
     invoke("load", spec, spec_path)
 }
 
 /// Replay the run phase in a fresh JVM; its report, as the replay process writes it.
+#[cfg(feature = "jvm")]
 pub fn replay(spec: &DriverSpec, spec_path: &Path) -> Result<ReplayReport> {
     invoke("replay", spec, spec_path)?;
     let text = std::fs::read(&spec.report).run_err("reading the JVM driver's report")?;
@@ -180,13 +185,26 @@ pub fn check(req: &super::RunRequest, replay_delay: bool) -> Result<()> {
             "--delay with --trace: the JVM driver replays the trace's own delays; write a trace with the delay wanted (`pocketbench trace gen --delay …`)",
         ));
     }
+    if !cfg!(feature = "jvm") {
+        return Err(Error::input(NOT_IN_BUILD));
+    }
     java()?;
     driver()?;
     Ok(())
 }
 
+/// Why a JVM engine is refused by a build without the JVM runner (device builds).
+pub const NOT_IN_BUILD: &str = "the JVM engines (h2, bdb-je, sqlite-jdbc) need the JVM runner, which this build leaves out (feature jvm: device builds have no Java driver)";
+
+/// A build without the JVM runner: [`check`] has already refused the JVM engines.
+#[cfg(not(feature = "jvm"))]
+pub fn execute(_: &super::RunRequest, _: super::Prepared) -> Result<super::RunOutput> {
+    Err(Error::input(NOT_IN_BUILD))
+}
+
 /// Load in one JVM, evict the database from the page cache, replay in a fresh JVM, and
 /// measure the driver's overhead on its null store the same way.
+#[cfg(feature = "jvm")]
 pub fn execute(req: &super::RunRequest, prepared: super::Prepared) -> Result<super::RunOutput> {
     use crate::platform::clock::mono_ns;
     let super::Prepared {
@@ -294,6 +312,7 @@ pub fn execute(req: &super::RunRequest, prepared: super::Prepared) -> Result<sup
 }
 
 /// The overhead from the null store's samples: mean latency and loop time per operation.
+#[cfg(feature = "jvm")]
 fn overhead(spool: &Path, r: &ReplayReport) -> Result<super::overhead::Overhead> {
     let mut input =
         std::io::BufReader::new(std::fs::File::open(spool).run_err("the overhead samples")?);

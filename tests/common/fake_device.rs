@@ -115,7 +115,28 @@ impl Devices {
     pub fn pb(&self, args: &[&str]) -> Outcome {
         self.pb_path(args, true)
     }
+
+    /// `device run --poll 20ms --patience 0s BEFORE -- COMMAND`.
+    pub fn device_run(&self, before: &[&str], command: &[&str]) -> Outcome {
+        let mut args = vec!["device", "run", "--poll", "20ms", "--patience", "0s"];
+        args.extend_from_slice(before);
+        args.push("--");
+        args.extend_from_slice(command);
+        self.pb(&args)
+    }
 }
+
+/// A short run for a device job.
+pub const SHORT_RUN: &[&str] = &[
+    "run",
+    "--records",
+    "50",
+    "--ops",
+    "100",
+    "--delay",
+    "zero",
+    "--no-overhead",
+];
 
 /// The runs in a store, with each summary's `device` (null when absent).
 pub fn runs_with_device(store: &Path) -> Vec<(i64, serde_json::Value)> {

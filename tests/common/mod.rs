@@ -13,6 +13,7 @@ use std::process::Command;
 pub mod browser;
 pub mod fake_device;
 pub mod jvm;
+pub mod mounts;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod study;
@@ -243,4 +244,20 @@ pub fn stored_samples(path: &Path, id: i64) -> i64 {
         "SELECT count(*) FROM op_samples WHERE run_id = ?1",
         [id],
     )
+}
+
+/// The spool file a run that its store could not take names on stderr ("… kept in FILE: …").
+pub fn spool_named(out: &Outcome) -> String {
+    let line = out
+        .stderr_lines()
+        .into_iter()
+        .find(|l| l.contains("kept in"))
+        .unwrap_or_else(|| panic!("no spool file named: {}", out.stderr))
+        .to_string();
+    assert!(line.contains("pocketbench results import"), "{line}");
+    line.split("kept in ")
+        .nth(1)
+        .and_then(|s| s.split(':').next())
+        .unwrap()
+        .to_string()
 }

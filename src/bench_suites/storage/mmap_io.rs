@@ -34,7 +34,7 @@ pub fn run(
         ))
     };
     let read = t.pattern.is_read();
-    let len = t.file_size as usize;
+    let len = crate::limits::to_usize(t.file_size, "the mapped file")?;
     // SAFETY: valid descriptor; the file has (or is given) file_size bytes.
     if !read && unsafe { libc::ftruncate64(fd.0, t.file_size as libc::off64_t) } != 0 {
         return Err(err("sizing"));

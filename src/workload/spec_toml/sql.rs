@@ -34,6 +34,9 @@ impl SqlSpec {
         let distribution = distribution(o, section.distribution.as_deref(), file)?;
         let load = section.load.map(OneOrMany::into_vec).unwrap_or_default();
         let statements = compile_statements(section.statement, file, records)?;
+        for (i, sql) in section.schema.iter().enumerate() {
+            crate::limits::check_sql(sql, &format!("{file}: sql.schema[{i}]"))?;
+        }
         Ok(SqlSpec {
             records,
             operations,

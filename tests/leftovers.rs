@@ -1,0 +1,147 @@
+//! Nothing left behind. SIGTERM or SIGHUP sent to a run's whole process group (a terminal
+//! closing, a CI runner cancelling) at each point of the run, chosen by waiting for the run's
+//! own progress line (loading, replaying, stored), leaves no `$TMPDIR/pocketbench-*` work
+//! folder; after `kill -9`, the next `doctor` or `run` finds the folder whose process is gone,
+//! says so and removes it, and never one whose process is alive.
+
+mod common;
+
+use common::{arg, Sandbox, BIN};
+use std::io::BufRead;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+/// The `pocketbench-*` entries of `dir`.
+fn work_folders(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("pocketbench-"))
+        .collect()
+}
+
+/// A run in a process group of its own with `TMPDIR=tmp`, and every line it prints (stdout
+/// and stderr) as it prints it.
+fn start_run(sb: &Sandbox, tmp: &Path) -> (Child, Receiver<String>) {
+    let results = sb.results();
+    let mut child = Command::new(BIN)
+        .args([
+            "run",
+            "--records",
+            "3000",
+            "--ops",
+            "3000",
+            "--delay",
+            "zero",
+        ])
+        .args(["--results", arg(&results)])
+        .current_dir(sb.path(""))
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let (tx, rx) = channel();
+    let out = child.stdout.take().unwrap();
+    let err = child.stderr.take().unwrap();
+    let tx2 = tx.clone();
+    std::thread::spawn(move || {
+        for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    std::thread::spawn(move || {
+        for l in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx2.send(l);
+        }
+    });
+    (child, rx)
+}
+
+/// Wait until the run prints a line containing `marker` (the bound only keeps a broken run
+/// from hanging the suite).
+fn wait_for(rx: &Receiver<String>, marker: &str) {
+    loop {
+        match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(l) if l.contains(marker) => return,
+            Ok(_) => {}
+            Err(e) => panic!("the run never printed {marker:?}: {e}"),
+        }
+    }
+}
+
+use std::os::unix::process::CommandExt;
+
+#[test]
+fn signals_to_the_whole_group_at_every_point_leave_no_work_folder() {
+    let sb = Sandbox::new();
+    let tmp = sb.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    for sig in [libc::SIGTERM, libc::SIGHUP] {
+        for marker in ["· loading", "· replaying", "stored "] {
+            let (mut child, rx) = start_run(&sb, &tmp);
+            wait_for(&rx, marker);
+            // SAFETY: kill(2) on the run's own process group.
+            unsafe { libc::kill(-(child.id() as i32), sig) };
+            child.wait().unwrap();
+            assert!(
+                work_folders(&tmp).is_empty(),
+                "signal {sig} after {marker:?}: left {:?}",
+                work_folders(&tmp)
+            );
+        }
+    }
+}
+
+#[test]
+fn folders_left_by_kill_9_are_found_and_removed_but_never_a_live_ones() {
+    let sb = Sandbox::new();
+    let tmp = sb.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    // A work folder of a live process (this test's): never touched.
+    let live = tmp.join("pocketbench-live");
+    std::fs::create_dir(&live).unwrap();
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let start = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .to_string();
+    std::fs::write(
+        live.join(".pocketbench-owner"),
+        format!("{} {start}\n", std::process::id()),
+    )
+    .unwrap();
+
+    for sweeper in [
+        &["doctor"][..],
+        &["run", "--records", "10", "--ops", "10"][..],
+    ] {
+        let (mut child, rx) = start_run(&sb, &tmp);
+        wait_for(&rx, "· replaying");
+        // SAFETY: kill(2) on the run's own process group.
+        unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+        child.wait().unwrap();
+        let left: Vec<String> = work_folders(&tmp)
+            .into_iter()
+            .filter(|n| n != "pocketbench-live")
+            .collect();
+        assert_eq!(left.len(), 1, "kill -9 leaves its folder: {left:?}");
+        let results = sb.results();
+        let out = common::pb_with(sweeper, |c| {
+            c.current_dir(sb.path(""))
+                .env("TMPDIR", &tmp)
+                .args(["--results", arg(&results)]);
+        });
+        assert!(
+            out.stderr.contains(&left[0]) && out.stderr.contains("which is gone: removed"),
+            "{sweeper:?}: {}",
+            out.stderr
+        );
+        assert_eq!(work_folders(&tmp), ["pocketbench-live"], "{sweeper:?}");
+    }
+}
