@@ -222,7 +222,9 @@ fn generate(args: &WorkloadArgs, output: &Path, json: bool) -> Result<i32> {
 
 fn import(a: &ImportArgs) -> Result<i32> {
     use crate::output::units::parse_duration;
-    crate::output::target::check(&a.output, "-o")?;
+    if let Some(output) = &a.output {
+        crate::output::target::check(output, "-o")?;
+    }
     let window = match &a.window {
         None => None,
         Some(w) => {
