@@ -21,6 +21,7 @@ pub mod http;
 pub mod listen;
 pub mod pages;
 pub mod rankings;
+pub mod ratelimit;
 pub mod results;
 pub mod stats;
 pub mod tls;
@@ -30,10 +31,9 @@ pub mod work;
 use crate::error::{Error, Result};
 use db::Db;
 use http::{Reply, Req};
-use std::collections::HashMap;
 use std::io::Write;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The largest request body accepted, by default, and the most `--max-body` may allow.
 pub const DEFAULT_MAX_BODY: u64 = 8 << 20;
@@ -64,11 +64,10 @@ pub struct Config {
     pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
 }
 
-/// Shared by the worker threads.
+/// Shared by the request handlers.
 pub struct State {
     pub db: Db,
     pub config: Config,
-    buckets: Mutex<HashMap<String, (f64, Instant)>>,
 }
 
 /// Unix milliseconds now.
@@ -80,11 +79,7 @@ pub fn now_ms() -> i64 {
 
 impl State {
     pub fn new(db: Db, config: Config) -> State {
-        State {
-            db,
-            config,
-            buckets: Mutex::new(HashMap::new()),
-        }
+        State { db, config }
     }
 
     /// The name of the request's token, or the reply refusing it (401 without one, 403 for a
@@ -108,34 +103,28 @@ impl State {
         }
     }
 
-    /// Spend one write of `name`'s allowance: a bucket of `rate_limit` writes refilled at
-    /// `rate_limit` per minute. The reply when it is empty.
+    /// Spend one write of `name`'s allowance ([`ratelimit`], kept in the database so that
+    /// every server process on it counts the same writes). The reply when it is empty.
     pub fn spend(&self, name: &str) -> std::result::Result<(), Reply> {
-        let per_minute = f64::from(self.config.rate_limit);
-        if per_minute == 0.0 {
+        if self.config.rate_limit == 0 {
             return Ok(());
         }
-        let mut b = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        let (tokens, last) = b.entry(name.to_string()).or_insert((per_minute, now));
-        *tokens =
-            (*tokens + now.duration_since(*last).as_secs_f64() * per_minute / 60.0).min(per_minute);
-        *last = now;
-        if *tokens >= 1.0 {
-            *tokens -= 1.0;
-            return Ok(());
+        match ratelimit::spend(&self.db, name, self.config.rate_limit, now_ms()) {
+            Ok(None) => Ok(()),
+            Ok(Some(wait)) => {
+                let mut r = Reply::error(
+                    429,
+                    None,
+                    format!(
+                        "token {name}: more than {} writes per minute",
+                        self.config.rate_limit
+                    ),
+                );
+                r.retry_after = Some(wait);
+                Err(r)
+            }
+            Err(e) => Err(db_error(e)),
         }
-        let wait = ((1.0 - *tokens) * 60.0 / per_minute).ceil() as u64;
-        let mut r = Reply::error(
-            429,
-            None,
-            format!(
-                "token {name}: more than {} writes per minute",
-                self.config.rate_limit
-            ),
-        );
-        r.retry_after = Some(wait.max(1));
-        Err(r)
     }
 }
 
