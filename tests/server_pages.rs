@@ -2,7 +2,9 @@
 //! back end: every page renders (a screenshot of each is taken and kept in Cargo's
 //! CARGO_TARGET_TMPDIR), and the DOM Chromium builds shows the hand-worked ranking in order, the
 //! two clusters of a model with two storage vendors, the comparison of two models and a
-//! result's full report.
+//! result's full report; the models not ranked yet with why ("3 of 5 results"), labelled
+//! points on the first-seen chart, categories without results collapsed on the index, and the
+//! all-models page searched.
 #![cfg(feature = "server")]
 
 mod common;
@@ -45,6 +47,9 @@ fn every_page_renders_with_the_expected_rows() {
             send("Vendors", "A", 18.0 + i as f64 * 0.01);
             send("Vendors", "B", 13.0 + i as f64 * 0.01);
         }
+        for i in 0..3 {
+            send("Few", "F2", 50.0 + i as f64);
+        }
         let dir = tempfile::tempdir().unwrap();
         let pages = [
             ("index", "/".to_string()),
@@ -53,6 +58,7 @@ fn every_page_renders_with_the_expected_rows() {
             ("compare", "/compare?a=Fast&b=Slow%20%26%20Co".to_string()),
             ("result", "/results/1".to_string()),
             ("report", "/results/1/report".to_string()),
+            ("models", "/models?q=VEND".to_string()),
         ];
         for (name, path) in &pages {
             let url = format!("{}{path}", s.url);
@@ -63,7 +69,21 @@ fn every_page_renders_with_the_expected_rows() {
             );
             let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
             match *name {
-                "index" => assert!(dom.contains("data-category=\"seq-read\""), "{dom}"),
+                "index" => {
+                    assert!(dom.contains("data-category=\"seq-read\""), "{dom}");
+                    // Only seq-read has results: the others are collapsed.
+                    assert!(dom.contains("<details id=\"empty-categories\">"), "{dom}");
+                    assert!(!dom.contains("<tr class=\"category\" data-category=\"seq-write\""));
+                    assert!(
+                        dom.contains("<li class=\"empty-category\" data-category=\"seq-write\"")
+                    );
+                }
+                "models" => {
+                    // "VEND" finds Vendors (by name) only; four models in all.
+                    assert_eq!(dom.matches("<tr class=\"model\"").count(), 1, "{dom}");
+                    assert!(dom.contains("data-model=\"Vendors\""));
+                    assert!(dom.contains("1 of 4 models."), "{dom}");
+                }
                 "ranking" => {
                     assert_eq!(
                         ranked_models(&dom),
@@ -75,6 +95,13 @@ fn every_page_renders_with_the_expected_rows() {
                         dom.contains("id=\"ranking-chart\"")
                             && dom.contains("id=\"first-seen-chart\"")
                     );
+                    assert!(
+                        dom.contains("<tr class=\"unranked\" data-model=\"Few\">"),
+                        "{dom}"
+                    );
+                    assert!(dom.contains("3 of 5 results"), "{dom}");
+                    assert!(dom.contains("class=\"point-label\""), "{dom}");
+                    assert!(dom.contains(">Slow &amp; Co</text>"), "{dom}");
                 }
                 "device" => {
                     assert_eq!(dom.matches("<tr class=\"cluster\">").count(), 2, "{dom}");

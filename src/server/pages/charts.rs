@@ -50,9 +50,21 @@ pub fn by_first_seen(id: &str, title: &str, unit: &str, models: &[(String, i64, 
     let y = Scale::fit(models.iter().map(|m| m.2), 230.0, 20.0, false);
     let title_x = format!("model first seen ({name} since the first model)");
     axes(&mut svg, &x, &y, &title_x, unit);
+    // Each point labelled with its model (the first 40, so that a crowded chart stays legible;
+    // every point keeps its tooltip).
     for (i, (px, (model, _, v))) in xs.iter().zip(models).enumerate() {
         let tip = format!("{model}: {} {unit}", num(*v));
         svg.circle(x.map(*px), y.map(*v), 3.5, color(i), Some(&tip));
+        if i < 40 {
+            let extra = r#"class="point-label" font-size="10""#;
+            svg.text(
+                x.map(*px) + 5.0,
+                y.map(*v) - 5.0,
+                "start",
+                extra,
+                &clip(model, 24),
+            );
+        }
     }
     svg.finish(id, title)
 }

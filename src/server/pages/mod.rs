@@ -1,11 +1,13 @@
 //! The dashboard: server-rendered HTML pages (no script, no build step) with SVG charts —
-//! `/` (categories and their leaders), `/rankings/{category}` (top 10 with the 3σ rule, and
-//! every model by first-seen date), `/devices/{model}` (per category: statistics, file systems
+//! `/` (categories and their leaders; categories without results collapsed), `/models?q=`
+//! (every model, searchable), `/rankings/{category}` (top 10 with the 3σ rule, the models not
+//! ranked yet and why, and every model by first-seen date, labelled), `/devices/{model}` (per category: statistics, file systems
 //! side by side, clusters and what distinguishes them, results over time), `/compare?a=&b=`
 //! (two models category by category) and `/results/{id}` (one result, linking to its full
 //! report at `/results/{id}/report`). Every text from a submission is escaped.
 
 mod charts;
+mod models;
 mod views;
 
 use super::http::{Reply, Req};
@@ -15,6 +17,7 @@ use crate::report::html::svg::esc;
 pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
     let page = match seg {
         [] => views::index(state),
+        ["models"] => models::page(state, rq.param("q").unwrap_or("")),
         ["rankings", c] => views::ranking(state, c),
         ["devices", m] => views::device(state, m),
         ["compare"] => views::compare(
@@ -51,7 +54,7 @@ td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 .note {{ color: #666; font-size: 0.9em; }}
 svg.chart {{ display: block; margin: 0.5em 0 1em; }}
 </style></head>
-<body><nav><a href="/">pocketbench results</a></nav>
+<body><nav><a href="/">pocketbench results</a><a href="/models">all models</a></nav>
 <h1>{t}</h1>
 {body}
 </body></html>

@@ -34,7 +34,14 @@ pub fn index(state: &State) -> Page {
          leaves it enough results.</p>\n<table id=\"categories\"><tr><th>category</th><th>unit</th>\
          <th class=\"num\">models ranked</th><th>leader</th><th class=\"num\">mean</th></tr>\n",
     );
+    let mut empty = Vec::new();
     for c in categories::all() {
+        // Models with any result in the category (kept ≥ 0), and those ranked.
+        let models = rankings::count(&state.db, c, 0).map_err(db_error)?;
+        if models == 0 {
+            empty.push(c);
+            continue;
+        }
         let top = rankings::top(&state.db, c, state.config.min_results, 1).map_err(db_error)?;
         let ranked = rankings::count(&state.db, c, state.config.min_results).map_err(db_error)?;
         let (leader, mean) = top.first().map_or((String::from("—"), String::new()), |r| {
@@ -51,6 +58,23 @@ pub fn index(state: &State) -> Page {
         );
     }
     body.push_str("</table>\n");
+    if !empty.is_empty() {
+        let _ = write!(
+            body,
+            "<details id=\"empty-categories\"><summary>{} categories without results</summary><ul>",
+            empty.len()
+        );
+        for c in empty {
+            let _ = write!(
+                body,
+                r#"<li class="empty-category" data-category="{}"><a href="/rankings/{}">{}</a></li>"#,
+                esc(&c.id),
+                enc(&c.id),
+                esc(&c.title)
+            );
+        }
+        body.push_str("</ul></details>\n");
+    }
     let recent = results::list(&state.db, None, None, 10, 0).map_err(db_error)?;
     body.push_str("<h2>Latest results</h2>\n<table id=\"latest\"><tr><th>result</th><th>kind</th><th>model</th><th>submitted</th></tr>\n");
     for r in recent {
@@ -99,6 +123,23 @@ pub fn ranking(state: &State, id: &str) -> Page {
         );
     }
     body.push_str("</table>\n");
+    let waiting: Vec<_> = all.iter().filter(|r| r.kept < min).collect();
+    if !waiting.is_empty() {
+        body.push_str(
+            "<h2>Not ranked yet</h2>\n<table id=\"unranked\"><tr><th>model</th><th>why</th></tr>\n",
+        );
+        for r in waiting {
+            let _ = writeln!(
+                body,
+                r#"<tr class="unranked" data-model="{m}"><td>{link}</td><td>{k} of {min} results (after the 3σ rule: {k} kept of {t})</td></tr>"#,
+                m = esc(&r.model),
+                link = device_link(&r.model),
+                k = r.kept,
+                t = r.total
+            );
+        }
+        body.push_str("</table>\n");
+    }
     if !top.is_empty() {
         let rows: Vec<_> = top
             .iter()
