@@ -3,7 +3,7 @@
 //! CARGO_TARGET_TMPDIR), and the DOM Chromium builds shows the hand-worked ranking in order, the
 //! two clusters of a model with two storage vendors, the comparison of two models and a
 //! result's full report; the models not ranked yet with why ("3 of 5 results"), labelled
-//! points on the first-seen chart, categories without results collapsed on the index, and the
+//! points on the first-seen chart, each model's distribution and its points coloured by cluster, categories without results collapsed on the index, and the
 //! all-models page searched.
 #![cfg(feature = "server")]
 
@@ -107,6 +107,13 @@ fn every_page_renders_with_the_expected_rows() {
                     assert_eq!(dom.matches("<tr class=\"cluster\">").count(), 2, "{dom}");
                     assert!(dom.contains("told apart by storage model"), "{dom}");
                     assert!(dom.contains("id=\"time-seq-read\""));
+                    // The kept results' distribution beside the mean, and each point over
+                    // time coloured (and titled) by its cluster.
+                    assert!(dom.contains("id=\"dist-seq-read\""), "{dom}");
+                    assert!(dom.contains("class=\"median\""), "{dom}");
+                    assert!(dom.contains("Distribution of the 12 kept results"), "{dom}");
+                    assert_eq!(dom.matches("(cluster 1)").count(), 6, "{dom}");
+                    assert_eq!(dom.matches("(cluster 2)").count(), 6, "{dom}");
                 }
                 "compare" => {
                     assert!(dom.contains("<tr class=\"compared\" data-category=\"seq-read\">"));

@@ -228,11 +228,39 @@ fn category_section(v: &CategoryView, body: &mut String) {
         }
         body.push_str("</table>\n");
     }
+    // Each point's cluster (by the clusters' value ranges; None: dropped by the 3σ rule).
+    let values: Vec<f64> = v.series.iter().map(|p| p.1).collect();
+    let keep = crate::server::stats::within_three_sigma(&values);
+    let cluster: Vec<Option<usize>> = values
+        .iter()
+        .map(|x| {
+            keep(*x).then(|| {
+                v.clusters
+                    .iter()
+                    .position(|c| *x >= c.cluster.min && *x <= c.cluster.max)
+                    .unwrap_or(0)
+            })
+        })
+        .collect();
+    let kept: Vec<f64> = values.iter().copied().filter(|x| keep(*x)).collect();
+    let _ = writeln!(
+        body,
+        "<p class=\"note\">Distribution of the {} kept results (box: the middle half; line: the median; red: the mean):</p>",
+        kept.len()
+    );
+    body.push_str(&charts::distribution(
+        &format!("dist-{}", c.id),
+        &format!("{} distribution", c.title),
+        c.unit,
+        &kept,
+        s.mean,
+    ));
     body.push_str(&charts::over_time(
         &format!("time-{}", c.id),
         &format!("{} over time", c.title),
         c.unit,
         &v.series,
+        &cluster,
     ));
 }
 
