@@ -59,6 +59,7 @@ fn every_page_renders_with_the_expected_rows() {
             ("result", "/results/1".to_string()),
             ("report", "/results/1/report".to_string()),
             ("models", "/models?q=VEND".to_string()),
+            ("login", "/login".to_string()),
         ];
         for (name, path) in &pages {
             let url = format!("{}{path}", s.url);
@@ -78,6 +79,7 @@ fn every_page_renders_with_the_expected_rows() {
                         dom.contains("<li class=\"empty-category\" data-category=\"seq-write\"")
                     );
                 }
+                "login" => assert!(dom.contains("<form id=\"login\""), "{dom}"),
                 "models" => {
                     // "VEND" finds Vendors (by name) only; four models in all.
                     assert_eq!(dom.matches("<tr class=\"model\"").count(), 1, "{dom}");

@@ -17,6 +17,8 @@ pub struct Req {
     pub token: Option<String>,
     /// The `Content-Type` header.
     pub content_type: Option<String>,
+    /// The `Cookie` header.
+    pub cookie: Option<String>,
     pub body: Vec<u8>,
 }
 
@@ -49,6 +51,8 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// `Retry-After` seconds (429).
     pub retry_after: Option<u64>,
+    /// Other headers (`Set-Cookie`, `Location`).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl Reply {
@@ -58,6 +62,7 @@ impl Reply {
             content_type: "application/json",
             body: serde_json::to_vec_pretty(value).unwrap_or_default(),
             retry_after: None,
+            headers: Vec::new(),
         }
     }
 
@@ -67,6 +72,7 @@ impl Reply {
             content_type: "text/html; charset=utf-8",
             body: page.into_bytes(),
             retry_after: None,
+            headers: Vec::new(),
         }
     }
 
@@ -86,6 +92,7 @@ impl Reply {
             content_type: "application/json",
             body: Vec::new(),
             retry_after: None,
+            headers: Vec::new(),
         }
     }
 }
@@ -153,6 +160,7 @@ pub async fn read(rq: axum::extract::Request, max_body: u64) -> Result<Req, Repl
         token: header(axum::http::header::AUTHORIZATION)
             .and_then(|v| v.strip_prefix("Bearer ").map(|t| t.trim().to_string())),
         content_type: header(axum::http::header::CONTENT_TYPE),
+        cookie: header(axum::http::header::COOKIE),
         body,
     })
 }
@@ -169,6 +177,11 @@ impl axum::response::IntoResponse for Reply {
         );
         if let Some(s) = self.retry_after {
             h.insert(axum::http::header::RETRY_AFTER, s.into());
+        }
+        for (name, value) in self.headers {
+            if let Ok(v) = axum::http::HeaderValue::from_str(&value) {
+                h.append(name, v);
+            }
         }
         r
     }

@@ -23,6 +23,7 @@ pub mod pages;
 pub mod rankings;
 pub mod ratelimit;
 pub mod results;
+pub mod sessions;
 pub mod stats;
 pub mod tls;
 pub mod tokens;
@@ -103,6 +104,21 @@ impl State {
         }
     }
 
+    /// Who may read, on a `--private` server: the request's token, or else (a browser) its
+    /// session cookie from `/login`.
+    pub fn authorise_read(&self, rq: &Req) -> std::result::Result<String, Reply> {
+        if rq.token.is_none() {
+            if let Some(id) = rq.cookie.as_deref().and_then(sessions::from_cookie) {
+                match sessions::check(&self.db, id, now_ms()) {
+                    Ok(Some(name)) => return Ok(name),
+                    Ok(None) => {}
+                    Err(e) => return Err(db_error(e)),
+                }
+            }
+        }
+        self.authorise(rq)
+    }
+
     /// Spend one write of `name`'s allowance ([`ratelimit`], kept in the database so that
     /// every server process on it counts the same writes). The reply when it is empty.
     pub fn spend(&self, name: &str) -> std::result::Result<(), Reply> {
@@ -141,12 +157,15 @@ fn route(state: &State, rq: &Req) -> Reply {
     if seg.first() == Some(&"api") || seg.first() == Some(&"healthz") {
         return api::route(state, rq, &seg);
     }
+    if seg == ["login"] {
+        return pages::login(state, rq);
+    }
     if rq.method != "GET" && rq.method != "HEAD" {
         return Reply::error(405, None, format!("{} is not allowed here", rq.method));
     }
     if state.config.private {
-        if let Err(r) = state.authorise(rq) {
-            return r;
+        if let Err(r) = state.authorise_read(rq) {
+            return pages::login_needed(r.status);
         }
     }
     pages::route(state, rq, &seg)
