@@ -50,7 +50,7 @@ const REORDER_MAX: usize = 65_536;
 
 /// A blob argument's hex as bytes; `None` when it is not hex.
 pub fn blob_bytes(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     (0..hex.len())
