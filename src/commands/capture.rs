@@ -25,7 +25,8 @@ pub fn main(a: &CaptureArgs) -> Result<i32> {
             "captured {} statements to {} (the program exited with {})",
             c.statements,
             c.file.display(),
-            c.status.map_or("a signal".into(), |s| format!("status {s}"))
+            c.status
+                .map_or("a signal".into(), |s| format!("status {s}"))
         );
     }
     // The program's failure is its own; the capture still happened.

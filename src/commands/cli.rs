@@ -3,10 +3,10 @@
 //! `durability`'s in `durability::args`, which study plans read too).
 
 use super::{
-    capture::CaptureArgs, compare::CompareArgs, completions::CompletionsArgs, device::DeviceCommand,
-    diagnose::DiagnoseArgs, doctor::DoctorArgs, energy::EnergyCommand, engines::EnginesArgs,
-    flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs, report::ReportArgs,
-    results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
+    capture::CaptureArgs, compare::CompareArgs, completions::CompletionsArgs,
+    device::DeviceCommand, diagnose::DiagnoseArgs, doctor::DoctorArgs, energy::EnergyCommand,
+    engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs,
+    report::ReportArgs, results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
 };
 use crate::durability::args::DurabilityArgs;
 use crate::models::args::ModelsArgs;

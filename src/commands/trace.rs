@@ -251,7 +251,10 @@ fn import(a: &ImportArgs) -> Result<i32> {
         r.digest
     );
     for (db, n) in &r.other_dbs {
-        println!("other database {} ({n} statements): --db to import it", crate::limits::escape(db));
+        println!(
+            "other database {} ({n} statements): --db to import it",
+            crate::limits::escape(db)
+        );
     }
     for (why, n) in &r.dropped {
         println!("dropped {n}: {why}");
@@ -259,10 +262,17 @@ fn import(a: &ImportArgs) -> Result<i32> {
     if !r.settings.is_empty() {
         let s: Vec<String> = r.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
         println!("the app set {} (not replayed)", s.join(", "));
-        println!("as the app ran: pocketbench run --trace {} {}", r.file.display(), r.engine_options.join(" "));
+        println!(
+            "as the app ran: pocketbench run --trace {} {}",
+            r.file.display(),
+            r.engine_options.join(" ")
+        );
     }
     if a.check {
-        println!("check: {} statement(s) failed on an in-memory SQLite", r.check_failed);
+        println!(
+            "check: {} statement(s) failed on an in-memory SQLite",
+            r.check_failed
+        );
         for m in &r.check_failures {
             println!("  {m}");
         }

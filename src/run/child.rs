@@ -180,8 +180,7 @@ pub fn replay_with(
         && !spec.merge_connections
     {
         let open = || engine::open(&spec.engine, &spec.options, &spec.data_dir);
-        let (totals, conns) =
-            super::connections::replay(reader, connections, &open, &mut sink)?;
+        let (totals, conns) = super::connections::replay(reader, connections, &open, &mut sink)?;
         by_connection = conns;
         totals
     } else {

@@ -127,7 +127,9 @@ pub fn replay(
             next = match reader.next_item()? {
                 Some(TraceItem::Run(t)) => Some(t),
                 Some(TraceItem::Load(_)) => {
-                    return Err(Error::input("trace: a load operation follows run operations"))
+                    return Err(Error::input(
+                        "trace: a load operation follows run operations",
+                    ))
                 }
                 None => None,
             };
@@ -217,7 +219,14 @@ fn worker(
             freq_khz: 0,
         };
         let error = result.err();
-        if done.send(Done { conn, sample, error }).is_err() {
+        if done
+            .send(Done {
+                conn,
+                sample,
+                error,
+            })
+            .is_err()
+        {
             break;
         }
     }

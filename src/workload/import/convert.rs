@@ -286,9 +286,7 @@ impl<'a> Converter<'a> {
                 }
                 t.savepoints.push(name);
             }
-            TxnStep::Release(name) | TxnStep::RollbackTo(name)
-                if !t.savepoints.contains(&name) =>
-            {
+            TxnStep::Release(name) | TxnStep::RollbackTo(name) if !t.savepoints.contains(&name) => {
                 return Some("RELEASE or ROLLBACK TO an unknown savepoint")
             }
             TxnStep::Release(name) => {

@@ -34,8 +34,7 @@ impl LogFormat for Jsonl {
             if s.sql.contains('\0') {
                 return LineOutcome::Dropped("SQL contains a NUL byte");
             }
-            if s
-                .args
+            if s.args
                 .as_ref()
                 .is_some_and(|a| a.len() as u64 > MAX_SQL_ARGS)
             {

@@ -22,8 +22,8 @@
 //! logcat cuts a message at about 4 KB ([`LINE_LIMIT`]): a statement that reaches it without
 //! closing is dropped and counted as truncated.
 
-use super::logcat_line::{Clock, Line};
 use super::lexer;
+use super::logcat_line::{Clock, Line};
 use super::{ArgValue, LineOutcome, LogFormat, LogRecord, Stamp, StatementRecord};
 
 /// Bytes of one logcat message (liblog's `LOGGER_ENTRY_MAX_PAYLOAD` is 4068, less the tag):

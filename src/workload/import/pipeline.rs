@@ -289,9 +289,15 @@ pub fn import(req: &ImportRequest) -> Result<ImportReport> {
 fn params(req: &ImportRequest, args: &str) -> BTreeMap<String, String> {
     let mut p = BTreeMap::new();
     p.insert("args".into(), args.into());
-    p.insert("dangling".into(), format!("{:?}", req.rules.dangling).to_lowercase());
+    p.insert(
+        "dangling".into(),
+        format!("{:?}", req.rules.dangling).to_lowercase(),
+    );
     p.insert("speed".into(), req.rules.speed.to_string());
-    p.insert("merge-connections".into(), req.rules.merge_connections.to_string());
+    p.insert(
+        "merge-connections".into(),
+        req.rules.merge_connections.to_string(),
+    );
     if let Some((a, b)) = req.rules.window {
         p.insert("window".into(), format!("{a}ns..{b}ns"));
     }
@@ -322,7 +328,10 @@ fn copy(
                     continue;
                 }
                 if let Some(mut p) = pending.take() {
-                    let (r, next) = (p.recorded.unwrap_or_default(), t.recorded.unwrap_or_default());
+                    let (r, next) = (
+                        p.recorded.unwrap_or_default(),
+                        t.recorded.unwrap_or_default(),
+                    );
                     p.delay_ns = next
                         .offset_ns
                         .saturating_sub(r.offset_ns + r.dur_ns.unwrap_or(0));

@@ -45,8 +45,10 @@ pub fn from_file(path: &Path) -> Result<Vec<String>> {
             path.display()
         )));
     }
-    let text = std::fs::read_to_string(path)
-        .input_err(format!("--schema {}: cannot read as UTF-8 text", path.display()))?;
+    let text = std::fs::read_to_string(path).input_err(format!(
+        "--schema {}: cannot read as UTF-8 text",
+        path.display()
+    ))?;
     let statements = split_statements(&text);
     for s in &statements {
         crate::limits::check_sql(s, &format!("--schema {}", path.display()))?;
@@ -102,7 +104,11 @@ pub fn each_row(path: &Path, inline: bool, f: &mut dyn FnMut(Op) -> Result<()>) 
         let quoted = format!("\"{}\"", t.replace('"', "\"\""));
         let mut stmt = c
             .prepare(&format!("SELECT * FROM {quoted}"))
-            .input_err(format!("--data-from {}: table {}", path.display(), escape(&t)))?;
+            .input_err(format!(
+                "--data-from {}: table {}",
+                path.display(),
+                escape(&t)
+            ))?;
         let n = stmt.column_count();
         let insert = format!("INSERT INTO {quoted} VALUES({})", vec!["?"; n].join(","));
         let mut rows = stmt.query([]).run_err("--data-from")?;
@@ -138,7 +144,10 @@ pub fn each_row(path: &Path, inline: bool, f: &mut dyn FnMut(Op) -> Result<()>) 
 
 /// The (kind, name) of every object the statements create.
 pub fn objects_of(statements: &[String]) -> std::collections::HashSet<(String, String)> {
-    statements.iter().filter_map(|s| created_object(s)).collect()
+    statements
+        .iter()
+        .filter_map(|s| created_object(s))
+        .collect()
 }
 
 #[cfg(test)]

@@ -70,16 +70,13 @@ fn names() -> String {
 /// (`auto`). A file nothing recognises is refused, naming the formats tried.
 pub fn choose(path: &Path, format: &str) -> Result<&'static FrontEnd> {
     if format != "auto" {
-        return FRONT_ENDS
-            .iter()
-            .find(|f| f.name == format)
-            .ok_or_else(|| {
-                Error::input(format!(
-                    "--format: unknown format {} (formats: auto, {})",
-                    escape(format),
-                    names()
-                ))
-            });
+        return FRONT_ENDS.iter().find(|f| f.name == format).ok_or_else(|| {
+            Error::input(format!(
+                "--format: unknown format {} (formats: auto, {})",
+                escape(format),
+                names()
+            ))
+        });
     }
     let mut best: Option<(&'static FrontEnd, u64)> = None;
     for fe in FRONT_ENDS {
@@ -94,7 +91,8 @@ pub fn choose(path: &Path, format: &str) -> Result<&'static FrontEnd> {
             best = Some((fe, counts.recognised));
         }
     }
-    best.map(|(fe, _)| fe).ok_or_else(|| nothing_importable(path))
+    best.map(|(fe, _)| fe)
+        .ok_or_else(|| nothing_importable(path))
 }
 
 pub fn nothing_importable(path: &Path) -> Error {
@@ -144,8 +142,7 @@ fn each_line(
     counts: &mut LineCounts,
     f: &mut dyn FnMut(&str, &mut LineCounts),
 ) -> Result<()> {
-    let file =
-        std::fs::File::open(path).input_err(format!("{}: cannot open", path.display()))?;
+    let file = std::fs::File::open(path).input_err(format!("{}: cannot open", path.display()))?;
     let mut input = BufReader::with_capacity(1 << 20, file);
     let mut buf = Vec::with_capacity(4096);
     loop {

@@ -16,9 +16,17 @@ pub fn inline_args(sql: &str, args: &[SqlValue]) -> Option<String> {
     while i < b.len() {
         match b[i] {
             q @ (b'\'' | b'"' | b'`') => i = skip_quoted(b, i, q),
-            b'[' => i = b[i..].iter().position(|&c| c == b']').map_or(b.len(), |p| i + p + 1),
+            b'[' => {
+                i = b[i..]
+                    .iter()
+                    .position(|&c| c == b']')
+                    .map_or(b.len(), |p| i + p + 1)
+            }
             b'-' if b.get(i + 1) == Some(&b'-') => {
-                i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| i + p)
+                i = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |p| i + p)
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 i = sql[i + 2..].find("*/").map_or(b.len(), |p| i + p + 4)
@@ -100,10 +108,7 @@ pub fn pragma_setting(sql: &str) -> Option<(String, String)> {
         None => return None,
     };
     let name = name.trim().rsplit('.').next()?.trim().to_ascii_lowercase();
-    let value = value
-        .trim()
-        .trim_matches(['\'', '"'])
-        .to_ascii_lowercase();
+    let value = value.trim().trim_matches(['\'', '"']).to_ascii_lowercase();
     (!name.is_empty() && !value.is_empty()).then_some((name, value))
 }
 
@@ -130,7 +135,11 @@ pub fn created_object(sql: &str) -> Option<(String, String)> {
     if up.get(i).map(String::as_str) == Some("IF") {
         i += 3;
     }
-    let name = w.get(i)?.rsplit('.').next()?.trim_matches(['"', '`', '[', ']']);
+    let name = w
+        .get(i)?
+        .rsplit('.')
+        .next()?
+        .trim_matches(['"', '`', '[', ']']);
     Some((kind, name.to_ascii_lowercase()))
 }
 
@@ -187,7 +196,10 @@ mod tests {
             "UPDATE t SET a=1 WHERE b=1 AND c=1"
         );
         assert_eq!(inline_args("SELECT ?, ?", &a[..1]), None);
-        assert_eq!(inline_args("SELECT \"a?\" FROM t", &[]).unwrap(), "SELECT \"a?\" FROM t");
+        assert_eq!(
+            inline_args("SELECT \"a?\" FROM t", &[]).unwrap(),
+            "SELECT \"a?\" FROM t"
+        );
     }
 
     #[test]
@@ -205,13 +217,22 @@ mod tests {
             created_object("CREATE UNIQUE INDEX IF NOT EXISTS main.\"Ix\" ON t(a)"),
             Some(("index".into(), "ix".into()))
         );
-        assert_eq!(created_object("CREATE TABLE t(a)"), Some(("table".into(), "t".into())));
+        assert_eq!(
+            created_object("CREATE TABLE t(a)"),
+            Some(("table".into(), "t".into()))
+        );
         assert_eq!(created_object("SELECT 1"), None);
         assert_eq!(txn_step("BEGIN IMMEDIATE"), TxnStep::Begin);
         assert_eq!(txn_step("end transaction"), TxnStep::Commit);
-        assert_eq!(txn_step("ROLLBACK TO SAVEPOINT s1"), TxnStep::RollbackTo("s1".into()));
+        assert_eq!(
+            txn_step("ROLLBACK TO SAVEPOINT s1"),
+            TxnStep::RollbackTo("s1".into())
+        );
         assert_eq!(txn_step("ROLLBACK"), TxnStep::Rollback);
         assert_eq!(txn_step("SAVEPOINT s1"), TxnStep::Savepoint("s1".into()));
-        assert_eq!(txn_step("RELEASE SAVEPOINT s1"), TxnStep::Release("s1".into()));
+        assert_eq!(
+            txn_step("RELEASE SAVEPOINT s1"),
+            TxnStep::Release("s1".into())
+        );
     }
 }

@@ -78,9 +78,7 @@ pub fn render(o: &TraceOverview) -> String {
     let _ = writeln!(
         s,
         "trace      {} (format v{}, digest {})",
-        w.name,
-        o.version,
-        o.digest
+        w.name, o.version, o.digest
     );
     let _ = writeln!(
         s,
