@@ -112,6 +112,10 @@ fn every_page_renders_with_the_expected_rows() {
                     // The kept results' distribution beside the mean, and each point over
                     // time coloured (and titled) by its cluster.
                     assert!(dom.contains("id=\"dist-seq-read\""), "{dom}");
+                    // Seq-read means: Fast 302.5, Slow & Co 102.5, Few 51, Vendors 15.525:
+                    // the median is (51 + 102.5)/2 = 76.75; Vendors scores
+                    // 1000 × 15.525/76.75 = 202.
+                    assert!(dom.contains("Storage score: <strong>202</strong>"), "{dom}");
                     assert!(dom.contains("class=\"median\""), "{dom}");
                     assert!(dom.contains("Distribution of the 12 kept results"), "{dom}");
                     assert_eq!(dom.matches("(cluster 1)").count(), 6, "{dom}");

@@ -23,6 +23,7 @@ pub mod pages;
 pub mod rankings;
 pub mod ratelimit;
 pub mod results;
+pub mod score;
 pub mod sessions;
 pub mod stats;
 pub mod tls;

@@ -282,6 +282,16 @@ pub fn device(state: &State, model: &str) -> Page {
             esc(&r.file_system)
         );
     }
+    if let Some((score, from)) =
+        crate::server::score::of_model(&state.db, model).map_err(db_error)?
+    {
+        let _ = writeln!(
+            body,
+            r#"<p id="storage-score">Storage score: <strong>{}</strong> <span class="note">(the geometric mean over {} of this model's mean divided by the median model's, × 1000: the middle of the field scores 1000)</span></p>"#,
+            score.round(),
+            esc(&from.join(", "))
+        );
+    }
     for v in &views {
         category_section(v, &mut body);
     }
