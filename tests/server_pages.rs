@@ -4,7 +4,7 @@
 //! two clusters of a model with two storage vendors, the comparison of two models and a
 //! result's full report; the models not ranked yet with why ("3 of 5 results"), labelled
 //! points on the first-seen chart, each model's distribution and its points coloured by cluster, categories without results collapsed on the index, and the
-//! all-models page searched.
+//! all-models page searched, a ranking filtered by file system.
 #![cfg(feature = "server")]
 
 mod common;
@@ -50,6 +50,16 @@ fn every_page_renders_with_the_expected_rows() {
         for i in 0..3 {
             send("Few", "F2", 50.0 + i as f64);
         }
+        // Ext: five results at 20…24 (mean 22), the only ones on ext4.
+        for i in 0..5 {
+            let mut ext = submission(
+                "Ext",
+                "E1",
+                storage_result(20.0 + f64::from(i), 100 + i as usize),
+            );
+            ext["device"]["storage"]["file_system"] = serde_json::json!("ext4");
+            assert_eq!(post(&c, "/api/v1/results", &ext).status, 201);
+        }
         let dir = tempfile::tempdir().unwrap();
         let pages = [
             ("index", "/".to_string()),
@@ -60,6 +70,7 @@ fn every_page_renders_with_the_expected_rows() {
             ("report", "/results/1/report".to_string()),
             ("models", "/models?q=VEND".to_string()),
             ("login", "/login".to_string()),
+            ("filtered", "/rankings/seq-read?fs=ext4".to_string()),
         ];
         for (name, path) in &pages {
             let url = format!("{}{path}", s.url);
@@ -80,16 +91,29 @@ fn every_page_renders_with_the_expected_rows() {
                     );
                 }
                 "login" => assert!(dom.contains("<form id=\"login\""), "{dom}"),
+                "filtered" => {
+                    // Only Ext has ext4 results; the form offers both file systems.
+                    assert_eq!(ranked_models(&dom), ["Ext"], "{dom}");
+                    assert!(dom.contains("id=\"filtered\""));
+                    assert!(
+                        dom.contains("<option value=\"ext4\" selected=\"\">ext4</option>"),
+                        "{dom}"
+                    );
+                    assert!(
+                        dom.contains("<option value=\"f2fs\">f2fs</option>"),
+                        "{dom}"
+                    );
+                }
                 "models" => {
                     // "VEND" finds Vendors (by name) only; four models in all.
                     assert_eq!(dom.matches("<tr class=\"model\"").count(), 1, "{dom}");
                     assert!(dom.contains("data-model=\"Vendors\""));
-                    assert!(dom.contains("1 of 4 models."), "{dom}");
+                    assert!(dom.contains("1 of 5 models."), "{dom}");
                 }
                 "ranking" => {
                     assert_eq!(
                         ranked_models(&dom),
-                        ["Fast", "Slow &amp; Co", "Vendors"],
+                        ["Fast", "Slow &amp; Co", "Ext", "Vendors"],
                         "{}",
                         b.name
                     );
@@ -112,10 +136,9 @@ fn every_page_renders_with_the_expected_rows() {
                     // The kept results' distribution beside the mean, and each point over
                     // time coloured (and titled) by its cluster.
                     assert!(dom.contains("id=\"dist-seq-read\""), "{dom}");
-                    // Seq-read means: Fast 302.5, Slow & Co 102.5, Few 51, Vendors 15.525:
-                    // the median is (51 + 102.5)/2 = 76.75; Vendors scores
-                    // 1000 × 15.525/76.75 = 202.
-                    assert!(dom.contains("Storage score: <strong>202</strong>"), "{dom}");
+                    // Seq-read means: Fast 302.5, Slow & Co 102.5, Few 51, Ext 22, Vendors
+                    // 15.525: the median is 51; Vendors scores 1000 × 15.525/51 = 304.
+                    assert!(dom.contains("Storage score: <strong>304</strong>"), "{dom}");
                     assert!(dom.contains("class=\"median\""), "{dom}");
                     assert!(dom.contains("Distribution of the 12 kept results"), "{dom}");
                     assert_eq!(dom.matches("(cluster 1)").count(), 6, "{dom}");

@@ -17,6 +17,7 @@ pub mod api;
 pub mod categories;
 pub mod db;
 pub mod explain;
+pub mod filtered;
 pub mod http;
 pub mod listen;
 pub mod pages;

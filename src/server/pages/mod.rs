@@ -18,7 +18,7 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
     let page = match seg {
         [] => views::index(state),
         ["models"] => models::page(state, rq.param("q").unwrap_or("")),
-        ["rankings", c] => views::ranking(state, c),
+        ["rankings", c] => views::ranking(state, rq, c),
         ["devices", m] => views::device(state, m),
         ["compare"] => views::compare(
             state,

@@ -91,10 +91,40 @@ pub fn index(state: &State) -> Page {
     ok("Rankings", &body)
 }
 
-pub fn ranking(state: &State, id: &str) -> Page {
+/// The filter form of a ranking page, with the values in use selected.
+fn filter_form(c: &categories::Category, values: &[String; 4], choices: &[Vec<String>]) -> String {
+    let mut f = format!(
+        r#"<form id="filters" method="get" action="/rankings/{}">"#,
+        enc(&c.id)
+    );
+    for (i, (key, label, _)) in crate::server::filtered::FILTERS.iter().enumerate() {
+        let _ = write!(
+            f,
+            r#"<label>{label} <select name="{key}"><option value="">any</option>"#
+        );
+        for v in choices.get(i).into_iter().flatten() {
+            let sel = if *v == values[i] { " selected" } else { "" };
+            let _ = write!(f, r#"<option value="{0}"{sel}>{0}</option>"#, esc(v));
+        }
+        f.push_str("</select></label> ");
+    }
+    f.push_str(r#"<button type="submit">Filter</button></form>"#);
+    f
+}
+
+pub fn ranking(state: &State, rq: &crate::server::http::Req, id: &str) -> Page {
     let c = category(id)?;
     let min = state.config.min_results;
-    let top = rankings::top(&state.db, c, min, rankings::TOP).map_err(db_error)?;
+    let values: [String; 4] =
+        crate::server::filtered::FILTERS.map(|(key, _, _)| rq.param(key).unwrap_or("").to_string());
+    let filtering = values.iter().any(|v| !v.is_empty());
+    let top = if filtering {
+        crate::server::filtered::top(&state.db, c, &values, min, rankings::TOP as usize)
+    } else {
+        rankings::top(&state.db, c, min, rankings::TOP)
+    }
+    .map_err(db_error)?;
+    let choices = crate::server::filtered::choices(&state.db, c).map_err(db_error)?;
     let all = rankings::by_first_seen(&state.db, &c.id).map_err(db_error)?;
     let order = if c.higher_is_better {
         "highest"
@@ -109,6 +139,13 @@ pub fn ranking(state: &State, id: &str) -> Page {
         all.len(),
         u = esc(c.unit)
     );
+    body.insert_str(0, &filter_form(c, &values, &choices));
+    if filtering {
+        body.insert_str(
+            0,
+            "<p class=\"note\" id=\"filtered\">Ranked over the results matching the filters only (the 3σ rule applied to them).</p>\n",
+        );
+    }
     for (i, r) in top.iter().enumerate() {
         let _ = writeln!(
             body,
