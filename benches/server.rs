@@ -9,6 +9,9 @@
 //!    200 device models): the first request (every model stale: the 3σ statistics are computed
 //!    for all of them), then requests with nothing new (the kept statistics are read), then a
 //!    submission followed by a ranking (one model recomputed), ROUNDS times each; medians.
+//! 3. IDLE kept-alive connections held open (each made one request and then waits): 1 000
+//!    `/healthz` requests and 100 submissions on fresh connections meanwhile (p50, p99), then
+//!    one more request on every held connection (all must still be served).
 //!
 //! Run: `cargo bench --bench server [-- CLIENTS SUBMISSIONS RESULTS ROUNDS]` (defaults 8 1000
 //! 1000000 20).
@@ -18,7 +21,7 @@ mod common;
 use pocketbench::fleet::client::Client;
 use pocketbench::server::db::{Db, Dialect};
 use serde_json::json;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
@@ -45,6 +48,8 @@ fn serve(db: &str) -> Serve {
             "0",
             "--workers",
             "8",
+            "--max-connections-per-client",
+            "5000",
         ])
         .stdout(Stdio::piped())
         .spawn()
@@ -202,6 +207,79 @@ fn ranking(name: &str, db: &str, results: u64, rounds: usize) {
     );
 }
 
+/// One `GET /healthz` on a kept-alive connection, read to its end.
+fn health_on(c: &mut std::net::TcpStream) {
+    c.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        c.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let n: usize = head
+        .lines()
+        .find_map(|l| {
+            let l = l.to_ascii_lowercase();
+            l.strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap())
+        })
+        .unwrap();
+    c.read_exact(&mut vec![0u8; n]).unwrap();
+}
+
+fn idle(name: &str, db: &str, held: usize) {
+    // SAFETY: reading and raising this process's open-file limit.
+    unsafe {
+        let mut r = std::mem::zeroed::<libc::rlimit>();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 {
+            r.rlim_cur = r.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
+    let s = serve(db);
+    let tok = token(db, "idle");
+    let addr = s.1.strip_prefix("http://").unwrap().to_string();
+    let mut conns: Vec<std::net::TcpStream> = (0..held)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(&addr).unwrap();
+            health_on(&mut c);
+            c
+        })
+        .collect();
+    let reader = Client::new(&s.1, None).unwrap();
+    let mut lat: Vec<f64> = (0..1000)
+        .map(|_| {
+            let t = Instant::now();
+            assert_eq!(reader.get("/healthz").unwrap().status, 200);
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    let writer = Client::new(&s.1, Some(&tok)).unwrap();
+    let mut sub: Vec<f64> = (0..100)
+        .map(|n| {
+            let t = Instant::now();
+            let r = writer
+                .post("/api/v1/results", &submission(2000, n))
+                .unwrap();
+            assert_eq!(r.status, 201);
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    for c in &mut conns {
+        health_on(c);
+    }
+    println!(
+        "{name:<9} {held} idle kept-alive connections held: /healthz p50 {:.2} ms, p99 {:.2} ms; submission p50 {:.2} ms, p99 {:.2} ms; all {held} still served",
+        pct(&mut lat, 0.5),
+        pct(&mut lat, 0.99),
+        pct(&mut sub, 0.5),
+        pct(&mut sub, 0.99)
+    );
+}
+
 fn main() {
     let a: Vec<u64> = common::numbers();
     let clients = a.first().copied().unwrap_or(8) as usize;
@@ -231,5 +309,6 @@ fn main() {
     for (name, sub, rank) in &backends {
         submissions(name, sub, clients, per_client);
         ranking(name, rank, results, rounds);
+        idle(name, sub, 1000);
     }
 }

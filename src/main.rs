@@ -11,13 +11,20 @@ fn main() {
     // SAFETY: restoring the default disposition of SIGPIPE before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::try_parse().unwrap_or_else(|e| usage_error(e));
-    if !matches!(
-        cli.command,
-        Command::Replay { .. } | Command::DurabilityChild(_)
-    ) {
+    #[cfg(feature = "server")]
+    let serving = matches!(cli.command, Command::Serve(_));
+    #[cfg(not(feature = "server"))]
+    let serving = false;
+    if !serving
+        && !matches!(
+            cli.command,
+            Command::Replay { .. } | Command::DurabilityChild(_)
+        )
+    {
         // Ctrl-C and SIGTERM remove temporary files and restore what was changed (the replay
         // and durability children are stopped by their parents and keep the default
-        // dispositions).
+        // dispositions; `serve` changes nothing to restore, and takes SIGHUP to reload its
+        // TLS certificate).
         platform::cpufreq::restore::install_signal_handling();
     }
     if let Err(e) = platform::args::set_sysfs_root(cli.sysfs_root.as_deref()) {

@@ -2,7 +2,8 @@
 //! tokens, malformed JSON, wrong types, oversized bodies, unknown fields, SQL and HTML
 //! injection strings, too many writes per minute. Each gets a clear 4xx JSON error naming the
 //! field where one is at fault; nothing is stored; the server keeps answering; injected text is
-//! stored verbatim and shown escaped.
+//! stored verbatim and shown escaped. A `--private` server's browser sign-in: a token exchanged
+//! at `/login` for an HttpOnly, SameSite session cookie that reads but never writes.
 #![cfg(feature = "server")]
 
 mod common;
@@ -160,4 +161,75 @@ fn private_servers_need_a_token_to_read() {
         200
     );
     assert_eq!(s.client(None).get("/healthz").unwrap().status, 200);
+}
+
+/// One raw HTTP/1.1 exchange: the whole answer as text.
+fn raw(s: &Server, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(s.url.strip_prefix("http://").unwrap()).unwrap();
+    c.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn a_browser_signs_in_to_a_private_server_with_a_session_cookie() {
+    let b = backends().remove(0);
+    let s = Server::start(&b, &["--private"]);
+    let t = s.token("reader");
+    let get = |path: &str, cookie: &str| {
+        raw(
+            &s,
+            &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{cookie}\r\n"),
+        )
+    };
+    // Without a session: 401 with the sign-in form.
+    let page = get("/", "");
+    assert!(page.starts_with("HTTP/1.1 401"), "{page}");
+    assert!(page.contains("<form id=\"login\" method=\"post\" action=\"/login\">"));
+    let login = |token: &str| {
+        let body = format!("token={}", token.replace('_', "%5F"));
+        raw(
+            &s,
+            &format!("POST /login HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}", body.len()),
+        )
+    };
+    assert!(login("pbt_nope").starts_with("HTTP/1.1 403"));
+    let ok = login(&t);
+    assert!(ok.starts_with("HTTP/1.1 303"), "{ok}");
+    assert!(ok.to_ascii_lowercase().contains("location: /\r\n"), "{ok}");
+    let cookie_line = ok
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
+        .unwrap();
+    assert!(
+        cookie_line.contains("HttpOnly") && cookie_line.contains("SameSite=Strict"),
+        "{cookie_line}"
+    );
+    let pair = cookie_line
+        .split_once(':')
+        .unwrap()
+        .1
+        .trim()
+        .split(';')
+        .next()
+        .unwrap();
+    let cookie = format!("Cookie: {pair}\r\n");
+    // With it: pages and reads, but never writes.
+    assert!(get("/", &cookie).starts_with("HTTP/1.1 200"));
+    assert!(get("/api/v1/results", &cookie).starts_with("HTTP/1.1 200"));
+    let body = submission("M", "", storage_result(1.0, 1)).to_string();
+    let write = raw(
+        &s,
+        &format!("POST /api/v1/results HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{cookie}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()),
+    );
+    assert!(write.starts_with("HTTP/1.1 401"), "{write}");
+    // Revoking the token ends its sessions.
+    let out = std::process::Command::new(BIN)
+        .args(["serve", "token", "revoke", "reader", "--db", &s.db])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(get("/", &cookie).starts_with("HTTP/1.1 401"));
 }

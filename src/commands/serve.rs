@@ -22,9 +22,29 @@ pub struct ServeOptions {
     /// Address to listen on (port 0: any free port, printed at start).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: String,
-    /// Threads serving requests (each takes a database connection while it works).
+    /// Requests handled at once (each takes a database connection while it works; clients
+    /// still sending a request wait apart, on no worker).
     #[arg(long, default_value_t = 8)]
     pub workers: usize,
+    /// How long a client may take to send a request's head (its line and headers); a slower
+    /// one is disconnected.
+    #[arg(long, default_value = "10s")]
+    pub header_timeout: String,
+    /// How long a client may take to send a request's body (408 beyond).
+    #[arg(long, default_value = "30s")]
+    pub body_timeout: String,
+    /// Open connections allowed in all (more are closed at once).
+    #[arg(long, default_value_t = 10_000)]
+    pub max_connections: usize,
+    /// Open connections allowed from one client address (more are closed at once).
+    #[arg(long, default_value_t = 256)]
+    pub max_connections_per_client: usize,
+    /// Serve HTTPS with this certificate chain (PEM, leaf first); reloaded on SIGHUP.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
     /// Largest request body (at most 256M).
     #[arg(long, default_value = "8M")]
     pub max_body: String,
@@ -149,6 +169,26 @@ fn serve(o: &ServeOptions) -> Result<i32> {
         )));
     }
     let lease_ms = (parse_duration(&o.lease, "--lease")? / 1_000_000) as i64;
+    let timeout = |text: &str, flag: &str| -> Result<std::time::Duration> {
+        let ns = parse_duration(text, flag)?;
+        if !(1_000_000..=3_600 * 1_000_000_000).contains(&ns) {
+            return Err(Error::input(format!(
+                "{flag} {}: expected 1ms to 1h",
+                crate::limits::escape(text)
+            )));
+        }
+        Ok(std::time::Duration::from_nanos(ns))
+    };
+    let header_timeout = timeout(&o.header_timeout, "--header-timeout")?;
+    let body_timeout = timeout(&o.body_timeout, "--body-timeout")?;
+    for (flag, n) in [
+        ("--max-connections", o.max_connections),
+        ("--max-connections-per-client", o.max_connections_per_client),
+    ] {
+        if n == 0 || n > 1_000_000 {
+            return Err(Error::input(format!("{flag} {n}: expected 1 to 1000000")));
+        }
+    }
     let plan = o
         .plan
         .as_ref()
@@ -172,6 +212,11 @@ fn serve(o: &ServeOptions) -> Result<i32> {
         private: o.private,
         min_results: o.min_results.max(1),
         lease_ms,
+        header_timeout,
+        body_timeout,
+        max_connections: o.max_connections,
+        max_per_client: o.max_connections_per_client,
+        tls: o.tls_cert.clone().zip(o.tls_key.clone()),
     };
     server::serve(
         config,

@@ -58,7 +58,7 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
     let get = rq.method == "GET" || rq.method == "HEAD";
     let post = rq.method == "POST";
     if get && state.config.private && seg != ["healthz"] {
-        if let Err(r) = state.authorise(rq) {
+        if let Err(r) = state.authorise_read(rq) {
             return r;
         }
     }

@@ -1,4 +1,4 @@
-//! HTTP plumbing between tiny_http and the handlers: a request read into a [`Req`] (method,
+//! HTTP plumbing between hyper (through axum) and the handlers: a request read into a [`Req`] (method,
 //! decoded path segments and query, bearer token, body read up to the size limit) and a
 //! [`Reply`] (status, content type, body) written back. JSON errors have one shape:
 //! `{"error": {"field": "device.model", "message": "…"}}` (`field` only when one is to blame).
@@ -6,7 +6,6 @@
 pub use crate::fleet::url::split_url;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::Read;
 
 /// A request as handlers see it.
 pub struct Req {
@@ -18,6 +17,8 @@ pub struct Req {
     pub token: Option<String>,
     /// The `Content-Type` header.
     pub content_type: Option<String>,
+    /// The `Cookie` header.
+    pub cookie: Option<String>,
     pub body: Vec<u8>,
 }
 
@@ -50,6 +51,8 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// `Retry-After` seconds (429).
     pub retry_after: Option<u64>,
+    /// Other headers (`Set-Cookie`, `Location`).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl Reply {
@@ -59,6 +62,7 @@ impl Reply {
             content_type: "application/json",
             body: serde_json::to_vec_pretty(value).unwrap_or_default(),
             retry_after: None,
+            headers: Vec::new(),
         }
     }
 
@@ -68,6 +72,7 @@ impl Reply {
             content_type: "text/html; charset=utf-8",
             body: page.into_bytes(),
             retry_after: None,
+            headers: Vec::new(),
         }
     }
 
@@ -87,63 +92,97 @@ impl Reply {
             content_type: "application/json",
             body: Vec::new(),
             retry_after: None,
+            headers: Vec::new(),
         }
     }
 }
 
-/// Why a request's body was not read.
-pub enum BodyError {
-    TooLarge,
-    Unreadable(String),
+/// Why a request's body was not read: the reply saying so.
+pub fn body_error(e: &(dyn std::error::Error + 'static), max_body: u64) -> Reply {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if c.is::<http_body_util::LengthLimitError>() {
+            return too_large(max_body);
+        }
+        if c.is::<tower_http::timeout::TimeoutError>() {
+            return Reply::error(
+                408,
+                Some("body"),
+                "not sent in time (the server's --body-timeout)",
+            );
+        }
+        cause = c.source();
+    }
+    Reply::error(400, Some("body"), crate::limits::one_line(&e.to_string()))
 }
 
-/// Read a tiny_http request into a [`Req`], refusing a body over `max_body` bytes (by its
-/// Content-Length before reading, and by counting for a chunked body).
-pub fn read(rq: &mut tiny_http::Request, max_body: u64) -> Result<Req, BodyError> {
-    let (path, query) = split_url(rq.url());
-    let token = rq
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("Authorization"))
-        .and_then(|h| h.value.as_str().strip_prefix("Bearer "))
-        .map(|t| t.trim().to_string());
-    let content_type = rq
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("Content-Type"))
-        .map(|h| h.value.as_str().to_string());
-    if rq.body_length().is_some_and(|n| n as u64 > max_body) {
-        return Err(BodyError::TooLarge);
+/// The reply to a body over `max_body` bytes.
+pub fn too_large(max_body: u64) -> Reply {
+    Reply::error(
+        413,
+        Some("body"),
+        format!("larger than {max_body} bytes (the server's --max-body)"),
+    )
+}
+
+/// Read a request into a [`Req`], refusing a body over `max_body` bytes (by its Content-Length
+/// before reading, and by counting as it arrives).
+pub async fn read(rq: axum::extract::Request, max_body: u64) -> Result<Req, Reply> {
+    let (parts, body) = rq.into_parts();
+    let header = |name: axum::http::HeaderName| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let declared = header(axum::http::header::CONTENT_LENGTH).and_then(|n| n.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max_body) {
+        return Err(too_large(max_body));
     }
-    let mut body = Vec::new();
-    rq.as_reader()
-        .take(max_body + 1)
-        .read_to_end(&mut body)
-        .map_err(|e| BodyError::Unreadable(e.to_string()))?;
-    if body.len() as u64 > max_body {
-        return Err(BodyError::TooLarge);
-    }
+    let limited =
+        http_body_util::Limited::new(body, usize::try_from(max_body).unwrap_or(usize::MAX));
+    let body = http_body_util::BodyExt::collect(limited)
+        .await
+        .map_err(|e| body_error(&*e, max_body))?
+        .to_bytes()
+        .to_vec();
+    let target = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_string();
+    let (path, query) = split_url(&target);
     Ok(Req {
-        method: rq.method().as_str().to_ascii_uppercase(),
+        method: parts.method.as_str().to_ascii_uppercase(),
         path,
         query,
-        token,
-        content_type,
+        token: header(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.strip_prefix("Bearer ").map(|t| t.trim().to_string())),
+        content_type: header(axum::http::header::CONTENT_TYPE),
+        cookie: header(axum::http::header::COOKIE),
         body,
     })
 }
 
-/// Send `reply` for `rq`.
-pub fn respond(rq: tiny_http::Request, reply: Reply) {
-    let mut r = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
-    if let Ok(h) = tiny_http::Header::from_bytes("Content-Type", reply.content_type) {
-        r.add_header(h);
-    }
-    if let Some(s) = reply.retry_after {
-        if let Ok(h) = tiny_http::Header::from_bytes("Retry-After", s.to_string()) {
-            r.add_header(h);
+impl axum::response::IntoResponse for Reply {
+    fn into_response(self) -> axum::response::Response {
+        let mut r = axum::response::Response::new(axum::body::Body::from(self.body));
+        *r.status_mut() = axum::http::StatusCode::from_u16(self.status)
+            .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+        let h = r.headers_mut();
+        h.insert(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static(self.content_type),
+        );
+        if let Some(s) = self.retry_after {
+            h.insert(axum::http::header::RETRY_AFTER, s.into());
         }
+        for (name, value) in self.headers {
+            if let Ok(v) = axum::http::HeaderValue::from_str(&value) {
+                h.append(name, v);
+            }
+        }
+        r
     }
-    // The client may have gone; nothing to do about it.
-    let _ = rq.respond(r);
 }

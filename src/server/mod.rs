@@ -5,30 +5,38 @@
 //! as server-rendered pages with SVG charts ([`pages`]), and hands a fleet of agents the cells
 //! of uploaded study plans ([`work`]). Tokens ([`tokens`]) guard writes.
 //!
-//! Threads: `workers` threads take requests from one listening socket; each request gets a
-//! database connection from the pool for as long as it needs one. Limits: request bodies over
-//! `max_body` are refused (413) before they are read; each token may make `rate_limit` writes
-//! per minute (429 with Retry-After beyond).
+//! Threads: hyper serves HTTP/1.1 through axum on a tokio runtime ([`listen`]: one task per
+//! connection, with connection caps and a header read timeout; [`tls`]: rustls when asked); a
+//! request's body is read under tower-http's body read timeout and `max_body`, then its
+//! handler — synchronous, database work included — runs on a blocking task, at most `workers`
+//! at a time, each taking a database connection from the pool for as long as it needs one. A
+//! slow or idle client costs a socket and a parked task, never a thread. Each token may make
+//! `rate_limit` writes per minute (429 with Retry-After beyond).
 
 pub mod api;
 pub mod categories;
 pub mod db;
 pub mod explain;
+pub mod filtered;
 pub mod http;
+pub mod listen;
 pub mod pages;
 pub mod rankings;
+pub mod ratelimit;
 pub mod results;
+pub mod score;
+pub mod sessions;
 pub mod stats;
+pub mod tls;
 pub mod tokens;
 pub mod work;
 
 use crate::error::{Error, Result};
 use db::Db;
-use http::{BodyError, Reply, Req};
-use std::collections::HashMap;
+use http::{Reply, Req};
 use std::io::Write;
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The largest request body accepted, by default, and the most `--max-body` may allow.
 pub const DEFAULT_MAX_BODY: u64 = 8 << 20;
@@ -49,13 +57,20 @@ pub struct Config {
     pub min_results: i64,
     /// How long an agent's claim on a cell lasts, in milliseconds.
     pub lease_ms: i64,
+    /// How long a client may take to send a request's head, and then its body.
+    pub header_timeout: Duration,
+    pub body_timeout: Duration,
+    /// Open connections allowed, in all and from one client address.
+    pub max_connections: usize,
+    pub max_per_client: usize,
+    /// TLS certificate chain and key (PEM files); plain HTTP without.
+    pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
 }
 
-/// Shared by the worker threads.
+/// Shared by the request handlers.
 pub struct State {
     pub db: Db,
     pub config: Config,
-    buckets: Mutex<HashMap<String, (f64, Instant)>>,
 }
 
 /// Unix milliseconds now.
@@ -67,11 +82,7 @@ pub fn now_ms() -> i64 {
 
 impl State {
     pub fn new(db: Db, config: Config) -> State {
-        State {
-            db,
-            config,
-            buckets: Mutex::new(HashMap::new()),
-        }
+        State { db, config }
     }
 
     /// The name of the request's token, or the reply refusing it (401 without one, 403 for a
@@ -95,34 +106,43 @@ impl State {
         }
     }
 
-    /// Spend one write of `name`'s allowance: a bucket of `rate_limit` writes refilled at
-    /// `rate_limit` per minute. The reply when it is empty.
+    /// Who may read, on a `--private` server: the request's token, or else (a browser) its
+    /// session cookie from `/login`.
+    pub fn authorise_read(&self, rq: &Req) -> std::result::Result<String, Reply> {
+        if rq.token.is_none() {
+            if let Some(id) = rq.cookie.as_deref().and_then(sessions::from_cookie) {
+                match sessions::check(&self.db, id, now_ms()) {
+                    Ok(Some(name)) => return Ok(name),
+                    Ok(None) => {}
+                    Err(e) => return Err(db_error(e)),
+                }
+            }
+        }
+        self.authorise(rq)
+    }
+
+    /// Spend one write of `name`'s allowance ([`ratelimit`], kept in the database so that
+    /// every server process on it counts the same writes). The reply when it is empty.
     pub fn spend(&self, name: &str) -> std::result::Result<(), Reply> {
-        let per_minute = f64::from(self.config.rate_limit);
-        if per_minute == 0.0 {
+        if self.config.rate_limit == 0 {
             return Ok(());
         }
-        let mut b = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        let (tokens, last) = b.entry(name.to_string()).or_insert((per_minute, now));
-        *tokens =
-            (*tokens + now.duration_since(*last).as_secs_f64() * per_minute / 60.0).min(per_minute);
-        *last = now;
-        if *tokens >= 1.0 {
-            *tokens -= 1.0;
-            return Ok(());
+        match ratelimit::spend(&self.db, name, self.config.rate_limit, now_ms()) {
+            Ok(None) => Ok(()),
+            Ok(Some(wait)) => {
+                let mut r = Reply::error(
+                    429,
+                    None,
+                    format!(
+                        "token {name}: more than {} writes per minute",
+                        self.config.rate_limit
+                    ),
+                );
+                r.retry_after = Some(wait);
+                Err(r)
+            }
+            Err(e) => Err(db_error(e)),
         }
-        let wait = ((1.0 - *tokens) * 60.0 / per_minute).ceil() as u64;
-        let mut r = Reply::error(
-            429,
-            None,
-            format!(
-                "token {name}: more than {} writes per minute",
-                self.config.rate_limit
-            ),
-        );
-        r.retry_after = Some(wait.max(1));
-        Err(r)
     }
 }
 
@@ -139,12 +159,15 @@ fn route(state: &State, rq: &Req) -> Reply {
     if seg.first() == Some(&"api") || seg.first() == Some(&"healthz") {
         return api::route(state, rq, &seg);
     }
+    if seg == ["login"] {
+        return pages::login(state, rq);
+    }
     if rq.method != "GET" && rq.method != "HEAD" {
         return Reply::error(405, None, format!("{} is not allowed here", rq.method));
     }
     if state.config.private {
-        if let Err(r) = state.authorise(rq) {
-            return r;
+        if let Err(r) = state.authorise_read(rq) {
+            return pages::login_needed(r.status);
         }
     }
     pages::route(state, rq, &seg)
@@ -165,34 +188,64 @@ pub fn db_error(e: Error) -> Reply {
     }
 }
 
-/// Bind `addr` with TCP_NODELAY, which Linux hands on to every accepted connection: a
-/// response's header and body go out at once instead of the body waiting ~40 ms for the
-/// client's delayed ACK on a kept-alive connection.
-fn listen(addr: &str) -> Result<tiny_http::Server> {
-    let bad = |e: &dyn std::fmt::Display| {
-        Error::input(format!("--listen {}: {e}", crate::limits::escape(addr)))
-    };
-    let listener = std::net::TcpListener::bind(addr).map_err(|e| bad(&e))?;
-    let one: libc::c_int = 1;
-    // SAFETY: a valid socket descriptor and a pointer to an int of the size given.
-    unsafe {
-        libc::setsockopt(
-            std::os::fd::AsRawFd::as_raw_fd(&listener),
-            libc::IPPROTO_TCP,
-            libc::TCP_NODELAY,
-            (&one as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        );
-    }
-    tiny_http::Server::from_listener(listener, None).map_err(|e| bad(&e))
+/// What the request handlers share, with the bound on blocking handler tasks.
+struct App {
+    state: Arc<State>,
+    jobs: tokio::sync::Semaphore,
 }
 
-/// Run the server until the process is stopped. Prints `listening on http://ADDR` (with the
-/// port the system chose for `:0`) before taking requests.
+/// Every request: its body read (async, under the size limit and the body read timeout), then
+/// its handler run on a blocking task once one of the `workers` slots is free.
+async fn entry(
+    axum::extract::State(app): axum::extract::State<Arc<App>>,
+    rq: axum::extract::Request,
+) -> Reply {
+    let req = match http::read(rq, app.state.config.max_body).await {
+        Ok(r) => r,
+        Err(reply) => return reply,
+    };
+    let Ok(_slot) = app.jobs.acquire().await else {
+        return Reply::error(503, None, "the server is stopping");
+    };
+    let state = app.state.clone();
+    tokio::task::spawn_blocking(move || handle(&state, &req))
+        .await
+        .unwrap_or_else(|_| Reply::error(500, None, "internal error (the server logged it)"))
+}
+
+/// Whether `addr` is a loopback address (tokens sent to it never leave the machine).
+fn loopback(addr: &std::net::SocketAddr) -> bool {
+    addr.ip().is_loopback()
+}
+
+/// Raise the soft limit on open files to the hard limit: each connection is a descriptor.
+fn more_descriptors() {
+    // SAFETY: getrlimit and setrlimit read and write a struct of the type given.
+    unsafe {
+        let mut r = std::mem::zeroed::<libc::rlimit>();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
+            r.rlim_cur = r.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
+}
+
+/// Run the server until the process is stopped. Prints `listening on http://ADDR` (or
+/// `https://`, with the port the system chose for `:0`) before taking requests.
 /// `plan`, when given, is offered to agents (added unless the same plan is there already).
 pub fn serve(config: Config, plan: Option<work::PlanUpload>) -> Result<()> {
-    // The address is taken first: a busy or malformed --listen creates no database.
-    let server = listen(&config.listen)?;
+    // The address and the TLS files are taken first: a busy or malformed --listen or a bad
+    // certificate creates no database.
+    let listen_flag = format!("--listen {}", crate::limits::escape(&config.listen));
+    let bad = move |e: &dyn std::fmt::Display| Error::input(format!("{listen_flag}: {e}"));
+    let listener = std::net::TcpListener::bind(&config.listen).map_err(|e| bad(&e))?;
+    listener.set_nonblocking(true).map_err(|e| bad(&e))?;
+    let addr = listener.local_addr().map_err(|e| bad(&e))?;
+    let tls = match &config.tls {
+        Some((cert, key)) => Some(tls::Reloadable::new(cert, key)?),
+        None => None,
+    };
+    more_descriptors();
     let db = Db::open(&config.db, config.workers + 1)?;
     if let Some(p) = plan {
         let (id, added) = work::add_once(&db, &p, "serve --plan", now_ms())?;
@@ -206,38 +259,43 @@ pub fn serve(config: Config, plan: Option<work::PlanUpload>) -> Result<()> {
             }
         );
     }
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .map_or_else(|| config.listen.clone(), |a| a.to_string());
+    if tls.is_none() && !loopback(&addr) {
+        eprintln!(
+            "pocketbench serve: warning: {addr} is not a loopback address and there is no --tls-cert: \
+             tokens and results travel in clear (serve with --tls-cert/--tls-key, or behind a TLS proxy)"
+        );
+    }
     let describe = db.describe.clone();
     let workers = config.workers.max(1);
-    let max_body = config.max_body;
-    let state = Arc::new(State::new(db, config));
-    println!("listening on http://{addr} ({describe}, {workers} workers)");
-    let _ = std::io::stdout().flush();
-    let server = Arc::new(server);
-    let threads: Vec<_> = (0..workers)
-        .map(|_| {
-            let (server, state) = (server.clone(), state.clone());
-            std::thread::spawn(move || {
-                while let Ok(mut rq) = server.recv() {
-                    let reply = match http::read(&mut rq, max_body) {
-                        Ok(req) => handle(&state, &req),
-                        Err(BodyError::TooLarge) => Reply::error(
-                            413,
-                            Some("body"),
-                            format!("larger than {max_body} bytes (the server's --max-body)"),
-                        ),
-                        Err(BodyError::Unreadable(e)) => Reply::error(400, Some("body"), e),
-                    };
-                    http::respond(rq, reply);
-                }
-            })
-        })
-        .collect();
-    for t in threads {
-        let _ = t.join();
-    }
-    Ok(())
+    let limits = listen::Limits {
+        max_connections: config.max_connections,
+        max_per_client: config.max_per_client,
+        header_timeout: config.header_timeout,
+    };
+    let body_timeout = config.body_timeout;
+    let app = Arc::new(App {
+        state: Arc::new(State::new(db, config)),
+        jobs: tokio::sync::Semaphore::new(workers),
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::failed(format!("starting the server's runtime: {e}")))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| bad(&e))?;
+        if let Some(t) = &tls {
+            t.reload_on_sighup()?;
+        }
+        let router = axum::Router::new()
+            .fallback(entry)
+            .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+                body_timeout,
+            ))
+            .with_state(app);
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        println!("listening on {scheme}://{addr} ({describe}, {workers} workers)");
+        let _ = std::io::stdout().flush();
+        listen::run(listener, router, limits, tls).await;
+        Ok(())
+    })
 }

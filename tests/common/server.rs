@@ -129,6 +129,11 @@ impl Server {
         }
     }
 
+    /// The server process's id (to signal it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Add an API token `name` to the server's database (the command line way).
     pub fn token(&self, name: &str) -> String {
         let out = Command::new(BIN)

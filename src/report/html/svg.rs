@@ -14,7 +14,6 @@ pub fn color(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
-/// Escape text for SVG/HTML content and attributes.
 /// Text escaped for HTML and SVG: markup characters as entities, and control characters
 /// (NUL, which HTML cannot carry, and the rest but tab and newline) as U+FFFD.
 pub fn esc(s: &str) -> String {

@@ -8,6 +8,8 @@
 //! * `model_stats`: per category and model, the 3σ-filtered mean and standard deviation, kept up
 //!   to date lazily: a submission bumps `version`, a ranking recomputes the rows whose
 //!   `computed` version lags.
+//! * `sessions`: browser sessions of `--private` servers (hashed ids, the token they came from);
+//! * `rate_buckets`: each token's remaining writes this minute, shared by every server process;
 //! * `tokens`: API tokens, SHA-256 hashed; `plans` and `cells`: study plans a fleet of agents
 //!   claims cells of.
 
@@ -91,6 +93,16 @@ CREATE TABLE IF NOT EXISTS cells (
     result_id BIGINT
 );
 CREATE INDEX IF NOT EXISTS cells_open ON cells (state, class, id);
+CREATE TABLE IF NOT EXISTS sessions (
+    hash TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    expires_ms BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rate_buckets (
+    name TEXT PRIMARY KEY,
+    tokens DOUBLE PRECISION NOT NULL,
+    updated_ms BIGINT NOT NULL
+);
 ";
 
 /// Create the tables if they are missing; refuse a database written by a newer version.

@@ -1,11 +1,13 @@
 //! The dashboard: server-rendered HTML pages (no script, no build step) with SVG charts —
-//! `/` (categories and their leaders), `/rankings/{category}` (top 10 with the 3σ rule, and
-//! every model by first-seen date), `/devices/{model}` (per category: statistics, file systems
+//! `/` (categories and their leaders; categories without results collapsed), `/models?q=`
+//! (every model, searchable), `/rankings/{category}` (top 10 with the 3σ rule, the models not
+//! ranked yet and why, and every model by first-seen date, labelled), `/devices/{model}` (per category: statistics, file systems
 //! side by side, clusters and what distinguishes them, results over time), `/compare?a=&b=`
 //! (two models category by category) and `/results/{id}` (one result, linking to its full
 //! report at `/results/{id}/report`). Every text from a submission is escaped.
 
 mod charts;
+mod models;
 mod views;
 
 use super::http::{Reply, Req};
@@ -15,7 +17,8 @@ use crate::report::html::svg::esc;
 pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
     let page = match seg {
         [] => views::index(state),
-        ["rankings", c] => views::ranking(state, c),
+        ["models"] => models::page(state, rq.param("q").unwrap_or("")),
+        ["rankings", c] => views::ranking(state, rq, c),
         ["devices", m] => views::device(state, m),
         ["compare"] => views::compare(
             state,
@@ -27,6 +30,66 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
         _ => Err(not_found(&format!("/{}", seg.join("/")))),
     };
     page.unwrap_or_else(|r| r)
+}
+
+const LOGIN_FORM: &str = r#"<form id="login" method="post" action="/login"><label>Token <input type="password" name="token" autocomplete="current-password"></label> <button type="submit">Sign in</button></form>"#;
+
+/// A page of a `--private` server asked for without a token or session: the sign-in form.
+pub fn login_needed(status: u16) -> Reply {
+    Reply::html(
+        status,
+        layout(
+            "Sign in",
+            &format!("<p>This server is private: sign in with an API token (<code>pocketbench serve token add NAME</code>).</p>{LOGIN_FORM}"),
+        ),
+    )
+}
+
+/// `/login`: GET shows the form; POST (`token=…`, form-encoded) exchanges a valid token for a
+/// session cookie and goes to `/` (303), or shows the form again (403).
+pub fn login(state: &State, rq: &Req) -> Reply {
+    if rq.method == "GET" || rq.method == "HEAD" {
+        return Reply::html(200, layout("Sign in", LOGIN_FORM));
+    }
+    if rq.method != "POST" {
+        return Reply::error(405, None, format!("{} is not allowed here", rq.method));
+    }
+    let body = String::from_utf8_lossy(&rq.body).replace('+', " ");
+    let token = body
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == "token")
+        .map(|(_, v)| {
+            percent_encoding::percent_decode_str(v)
+                .decode_utf8_lossy()
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default();
+    let name = match super::tokens::check(&state.db, &token) {
+        Ok(Some(name)) => name,
+        Ok(None) => {
+            return Reply::html(
+                403,
+                layout("Sign in", &format!("<p class=\"error\">That token is not valid (revoked or mistyped).</p>{LOGIN_FORM}")),
+            )
+        }
+        Err(e) => return super::db_error(e),
+    };
+    match super::sessions::start(&state.db, &name, super::now_ms()) {
+        Ok(id) => {
+            let mut r = Reply::html(
+                303,
+                layout("Signed in", "<p><a href=\"/\">Continue</a></p>"),
+            );
+            let secure = state.config.tls.is_some();
+            r.headers
+                .push(("set-cookie", super::sessions::set_cookie(&id, secure)));
+            r.headers.push(("location", "/".to_string()));
+            r
+        }
+        Err(e) => super::db_error(e),
+    }
 }
 
 fn not_found(what: &str) -> Reply {
@@ -51,7 +114,7 @@ td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 .note {{ color: #666; font-size: 0.9em; }}
 svg.chart {{ display: block; margin: 0.5em 0 1em; }}
 </style></head>
-<body><nav><a href="/">pocketbench results</a></nav>
+<body><nav><a href="/">pocketbench results</a><a href="/models">all models</a></nav>
 <h1>{t}</h1>
 {body}
 </body></html>

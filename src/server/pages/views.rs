@@ -34,7 +34,14 @@ pub fn index(state: &State) -> Page {
          leaves it enough results.</p>\n<table id=\"categories\"><tr><th>category</th><th>unit</th>\
          <th class=\"num\">models ranked</th><th>leader</th><th class=\"num\">mean</th></tr>\n",
     );
+    let mut empty = Vec::new();
     for c in categories::all() {
+        // Models with any result in the category (kept ≥ 0), and those ranked.
+        let models = rankings::count(&state.db, c, 0).map_err(db_error)?;
+        if models == 0 {
+            empty.push(c);
+            continue;
+        }
         let top = rankings::top(&state.db, c, state.config.min_results, 1).map_err(db_error)?;
         let ranked = rankings::count(&state.db, c, state.config.min_results).map_err(db_error)?;
         let (leader, mean) = top.first().map_or((String::from("—"), String::new()), |r| {
@@ -51,6 +58,23 @@ pub fn index(state: &State) -> Page {
         );
     }
     body.push_str("</table>\n");
+    if !empty.is_empty() {
+        let _ = write!(
+            body,
+            "<details id=\"empty-categories\"><summary>{} categories without results</summary><ul>",
+            empty.len()
+        );
+        for c in empty {
+            let _ = write!(
+                body,
+                r#"<li class="empty-category" data-category="{}"><a href="/rankings/{}">{}</a></li>"#,
+                esc(&c.id),
+                enc(&c.id),
+                esc(&c.title)
+            );
+        }
+        body.push_str("</ul></details>\n");
+    }
     let recent = results::list(&state.db, None, None, 10, 0).map_err(db_error)?;
     body.push_str("<h2>Latest results</h2>\n<table id=\"latest\"><tr><th>result</th><th>kind</th><th>model</th><th>submitted</th></tr>\n");
     for r in recent {
@@ -67,10 +91,40 @@ pub fn index(state: &State) -> Page {
     ok("Rankings", &body)
 }
 
-pub fn ranking(state: &State, id: &str) -> Page {
+/// The filter form of a ranking page, with the values in use selected.
+fn filter_form(c: &categories::Category, values: &[String; 4], choices: &[Vec<String>]) -> String {
+    let mut f = format!(
+        r#"<form id="filters" method="get" action="/rankings/{}">"#,
+        enc(&c.id)
+    );
+    for (i, (key, label, _)) in crate::server::filtered::FILTERS.iter().enumerate() {
+        let _ = write!(
+            f,
+            r#"<label>{label} <select name="{key}"><option value="">any</option>"#
+        );
+        for v in choices.get(i).into_iter().flatten() {
+            let sel = if *v == values[i] { " selected" } else { "" };
+            let _ = write!(f, r#"<option value="{0}"{sel}>{0}</option>"#, esc(v));
+        }
+        f.push_str("</select></label> ");
+    }
+    f.push_str(r#"<button type="submit">Filter</button></form>"#);
+    f
+}
+
+pub fn ranking(state: &State, rq: &crate::server::http::Req, id: &str) -> Page {
     let c = category(id)?;
     let min = state.config.min_results;
-    let top = rankings::top(&state.db, c, min, rankings::TOP).map_err(db_error)?;
+    let values: [String; 4] =
+        crate::server::filtered::FILTERS.map(|(key, _, _)| rq.param(key).unwrap_or("").to_string());
+    let filtering = values.iter().any(|v| !v.is_empty());
+    let top = if filtering {
+        crate::server::filtered::top(&state.db, c, &values, min, rankings::TOP as usize)
+    } else {
+        rankings::top(&state.db, c, min, rankings::TOP)
+    }
+    .map_err(db_error)?;
+    let choices = crate::server::filtered::choices(&state.db, c).map_err(db_error)?;
     let all = rankings::by_first_seen(&state.db, &c.id).map_err(db_error)?;
     let order = if c.higher_is_better {
         "highest"
@@ -85,6 +139,13 @@ pub fn ranking(state: &State, id: &str) -> Page {
         all.len(),
         u = esc(c.unit)
     );
+    body.insert_str(0, &filter_form(c, &values, &choices));
+    if filtering {
+        body.insert_str(
+            0,
+            "<p class=\"note\" id=\"filtered\">Ranked over the results matching the filters only (the 3σ rule applied to them).</p>\n",
+        );
+    }
     for (i, r) in top.iter().enumerate() {
         let _ = writeln!(
             body,
@@ -99,6 +160,23 @@ pub fn ranking(state: &State, id: &str) -> Page {
         );
     }
     body.push_str("</table>\n");
+    let waiting: Vec<_> = all.iter().filter(|r| r.kept < min).collect();
+    if !waiting.is_empty() {
+        body.push_str(
+            "<h2>Not ranked yet</h2>\n<table id=\"unranked\"><tr><th>model</th><th>why</th></tr>\n",
+        );
+        for r in waiting {
+            let _ = writeln!(
+                body,
+                r#"<tr class="unranked" data-model="{m}"><td>{link}</td><td>{k} of {min} results (after the 3σ rule: {k} kept of {t})</td></tr>"#,
+                m = esc(&r.model),
+                link = device_link(&r.model),
+                k = r.kept,
+                t = r.total
+            );
+        }
+        body.push_str("</table>\n");
+    }
     if !top.is_empty() {
         let rows: Vec<_> = top
             .iter()
@@ -187,11 +265,39 @@ fn category_section(v: &CategoryView, body: &mut String) {
         }
         body.push_str("</table>\n");
     }
+    // Each point's cluster (by the clusters' value ranges; None: dropped by the 3σ rule).
+    let values: Vec<f64> = v.series.iter().map(|p| p.1).collect();
+    let keep = crate::server::stats::within_three_sigma(&values);
+    let cluster: Vec<Option<usize>> = values
+        .iter()
+        .map(|x| {
+            keep(*x).then(|| {
+                v.clusters
+                    .iter()
+                    .position(|c| *x >= c.cluster.min && *x <= c.cluster.max)
+                    .unwrap_or(0)
+            })
+        })
+        .collect();
+    let kept: Vec<f64> = values.iter().copied().filter(|x| keep(*x)).collect();
+    let _ = writeln!(
+        body,
+        "<p class=\"note\">Distribution of the {} kept results (box: the middle half; line: the median; red: the mean):</p>",
+        kept.len()
+    );
+    body.push_str(&charts::distribution(
+        &format!("dist-{}", c.id),
+        &format!("{} distribution", c.title),
+        c.unit,
+        &kept,
+        s.mean,
+    ));
     body.push_str(&charts::over_time(
         &format!("time-{}", c.id),
         &format!("{} over time", c.title),
         c.unit,
         &v.series,
+        &cluster,
     ));
 }
 
@@ -211,6 +317,16 @@ pub fn device(state: &State, model: &str) -> Page {
             esc(&r.os),
             esc(&r.storage_model),
             esc(&r.file_system)
+        );
+    }
+    if let Some((score, from)) =
+        crate::server::score::of_model(&state.db, model).map_err(db_error)?
+    {
+        let _ = writeln!(
+            body,
+            r#"<p id="storage-score">Storage score: <strong>{}</strong> <span class="note">(the geometric mean over {} of this model's mean divided by the median model's, × 1000: the middle of the field scores 1000)</span></p>"#,
+            score.round(),
+            esc(&from.join(", "))
         );
     }
     for v in &views {

@@ -1,0 +1,117 @@
+//! Slow and greedy clients cost the results server a socket, never its capacity, on each back
+//! end: with 64 connections that sent a POST's head and part of its body (no token) and 64 that
+//! sent part of a request head, all held open, `/healthz`, a ranking and a submission still
+//! succeed; a body not finished within `--body-timeout` gets 408; a client over
+//! `--max-connections-per-client` is disconnected without an answer while the others are served.
+#![cfg(feature = "server")]
+
+mod common;
+
+use common::server::{backends, post, storage_result, submission, Server};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+fn connect(s: &Server) -> TcpStream {
+    TcpStream::connect(s.url.strip_prefix("http://").unwrap()).unwrap()
+}
+
+/// Send a GET for /healthz on a kept-alive connection and read its whole answer: the status.
+fn health_on(c: &mut TcpStream) -> String {
+    c.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        c.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).unwrap();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap())
+        })
+        .unwrap();
+    let mut body = vec![0u8; length];
+    c.read_exact(&mut body).unwrap();
+    head.lines().next().unwrap().to_string()
+}
+
+#[test]
+fn slow_bodies_and_slow_heads_do_not_stall_the_server() {
+    for b in backends() {
+        let s = Server::start(&b, &[]);
+        let mut held = Vec::new();
+        for i in 0..64 {
+            let mut c = connect(&s);
+            write!(
+                c,
+                "POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{{\"schema\": 1, \"n\": {i}"
+            )
+            .unwrap();
+            held.push(c);
+        }
+        for _ in 0..64 {
+            let mut c = connect(&s);
+            c.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: sl")
+                .unwrap();
+            held.push(c);
+        }
+        // Every one of them is still waiting, and the server answers everyone else.
+        assert_eq!(s.healthy_count(), 0, "{}", b.name);
+        let c = s.client(Some(&s.token("lab")));
+        let r = post(
+            &c,
+            "/api/v1/results",
+            &submission("Pixel 7", "", storage_result(50.0, 1)),
+        );
+        assert_eq!(r.status, 201, "{}: {}", b.name, r.message());
+        let ranking = s.get_json("/api/v1/rankings/seq-read?min_results=1");
+        assert_eq!(ranking["top"][0]["model"], "Pixel 7", "{}", b.name);
+        assert_eq!(s.healthy_count(), 1);
+        assert_eq!(held.len(), 128);
+    }
+}
+
+#[test]
+fn an_unfinished_body_times_out_with_408() {
+    let b = backends().remove(0);
+    let s = Server::start(&b, &["--body-timeout", "300ms"]);
+    let token = s.token("lab");
+    let mut c = connect(&s);
+    write!(
+        c,
+        "POST /api/v1/results HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n{{\"schema\""
+    )
+    .unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("--body-timeout"), "{answer}");
+    assert_eq!(s.healthy_count(), 0);
+}
+
+#[test]
+fn a_client_over_its_connection_cap_is_disconnected() {
+    let b = backends().remove(0);
+    let s = Server::start(&b, &["--max-connections-per-client", "4"]);
+    // Four kept-alive connections, each proven taken by an answer.
+    let mut four = Vec::new();
+    for _ in 0..4 {
+        let mut c = connect(&s);
+        assert_eq!(health_on(&mut c), "HTTP/1.1 200 OK");
+        four.push(c);
+    }
+    // The fifth is closed without an answer.
+    let mut fifth = connect(&s);
+    let _ = fifth.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    let mut answer = Vec::new();
+    let _ = fifth.read_to_end(&mut answer);
+    assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+    // The four still are served.
+    for c in &mut four {
+        assert_eq!(health_on(c), "HTTP/1.1 200 OK");
+    }
+}
