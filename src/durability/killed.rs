@@ -90,6 +90,8 @@ pub fn child(
         .create(true)
         .open(acks)
         .run_err(format!("opening {}", acks.display()))?;
+    // 0: the engine is open and the workload starts (where a recording's crash points begin).
+    writeln!(log, "0").run_err("acknowledgement log")?;
     for txn in 1..=txns {
         insert(e.as_mut(), txn, rows).map_err(Error::failed)?;
         writeln!(log, "{txn}").run_err("acknowledgement log")?;

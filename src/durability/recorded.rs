@@ -181,6 +181,13 @@ impl Subject for Config {
         Ok(events)
     }
 
+    fn first_point(&self) -> u64 {
+        self.built
+            .borrow()
+            .as_ref()
+            .map_or(1, |b| b.rec.workload_start())
+    }
+
     fn states(&self, plan: &Plan, point: u64) -> u64 {
         self.built
             .borrow()

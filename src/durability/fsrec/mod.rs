@@ -85,7 +85,7 @@ pub enum Op {
     Rmdir {
         path: String,
     },
-    /// The workload acknowledged commit `n` (1, 2, …) here.
+    /// The workload acknowledged commit `n` (1, 2, …) here; 0: the workload started.
     Ack(u64),
 }
 
@@ -244,6 +244,16 @@ impl Recording {
                 _ => None,
             })
             .unwrap_or(0)
+    }
+
+    /// The event (1-based) of the first call after the workload started (acknowledgement 0,
+    /// logged once the engine is open), or 1: crash points before it test only the engine's
+    /// opening.
+    pub fn workload_start(&self) -> u64 {
+        self.ops
+            .iter()
+            .position(|o| *o == Op::Ack(0))
+            .map_or(1, |i| i as u64 + 2)
     }
 
     /// Read the recorder's log `bytes` on top of the starting files. `what` names the log in
