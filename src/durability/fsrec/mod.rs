@@ -34,6 +34,10 @@ use std::ops::Range;
 /// Upper bound of a recording's size (docs/limits.md): 4 GiB.
 pub const MAX_LOG: u64 = 4 << 30;
 
+/// Upper bound of a file's size in a recording (docs/limits.md): the end of every write and
+/// every truncate, 4 GiB.
+pub const MAX_FILE: u64 = 4 << 30;
+
 /// A logical file: an index into [`Recording::initial`] and the files created later.
 pub type Inode = usize;
 
@@ -286,12 +290,18 @@ impl Recording {
                         let off = r.u64()?;
                         let len = r.u32()? as usize;
                         let data = r.take(len)?;
+                        if off.checked_add(len as u64)? > MAX_FILE {
+                            return None;
+                        }
                         if let Some(&i) = kernel.get(&ino) {
                             self.write(i, off, data);
                         }
                     }
                     4 => {
                         let (ino, len) = (r.u64()?, r.u64()?);
+                        if len > MAX_FILE {
+                            return None;
+                        }
                         if let Some(&i) = kernel.get(&ino) {
                             self.truncate(i, len);
                         }
