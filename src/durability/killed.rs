@@ -240,17 +240,9 @@ pub fn check_state(
     rows: u64,
 ) -> PointResult {
     let plan = Plan {
-        crashes: 1,
         txns,
         rows_per_txn: rows as u32,
-        workload: super::Workload::Append,
-        seed: 0,
-        torn: false,
-        replay: None,
-        replay_state: 0,
-        replay_dir: None,
-        states: 1,
-        timed: false,
+        ..Plan::default()
     };
     let mut r = PointResult {
         acknowledged,

@@ -275,7 +275,7 @@ fn judge_append(
 }
 
 /// What to run for every configuration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Plan {
     /// Crash points per configuration (at most).
     pub crashes: u64,
