@@ -161,7 +161,10 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode) {
     if (!real) real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
     pthread_mutex_lock(&lock);
     int existed = exists(dirfd, path);
-    int fd = real(dirfd, path, flags, mode);
+    /* Under the root, O_DSYNC and O_SYNC are recorded, not performed (as syncs are). */
+    char abs[PATH_MAX];
+    int strip = ready && absolute(dirfd, path, abs) && under(abs);
+    int fd = real(dirfd, path, strip ? flags & ~(O_DSYNC | O_SYNC) : flags, mode);
     if (fd >= 0) opened(fd, dirfd, path, flags, existed);
     pthread_mutex_unlock(&lock);
     return fd;
