@@ -44,14 +44,14 @@ fn timed(engine: &str, config: &[&str], model: &str, txns: u64, crashes: u64) ->
     for c in config {
         cmd.args(["--config", c]);
     }
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), children_cpu());
     let out = cmd.output().expect("running pocketbench durability");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    t.elapsed().as_secs_f64()
+    (t.elapsed().as_secs_f64(), children_cpu() - cpu)
 }
 
 fn main() {
