@@ -515,7 +515,7 @@ pub fn measure(req: &args::Request) -> Result<DurabilityRun> {
     let mut run = DurabilityRun {
         id: 0,
         created_at: crate::platform::clock::utc_now(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
+        tool_version: crate::TOOL_VERSION.into(),
         engine: req.configs[0].engine().into(),
         txns: plan.txns,
         rows_per_txn: plan.rows_per_txn,
