@@ -238,6 +238,45 @@ pub fn device_text(data: &[u8]) {
     }
 }
 
+/// A file-system call recording (`durability`'s recorder log): parse it on top of one small
+/// file, then build every model's first crash states at a few points, in memory. Files are
+/// kept small here (the format allows 4 GiB) so an input is not an out-of-memory.
+pub fn fs_recording(data: &[u8]) {
+    use crate::durability::fsrec::{model::Model, state::Builder, Op, Recording};
+    let start = Recording::new(vec![("db".into(), vec![1; 600])], vec!["sub".into()]);
+    let Ok(rec) = start.parse(data, "fuzz") else {
+        return;
+    };
+    let big = rec.ops.iter().any(|o| match o {
+        Op::Write { off, data, .. } => off + data.len() as u64 > 1 << 20,
+        Op::Trunc { len, .. } => *len > 1 << 20,
+        _ => false,
+    });
+    if big {
+        return;
+    }
+    let _ = rec.workload_start();
+    for m in [
+        Model::Strict,
+        Model::Ext4Ordered,
+        Model::F2fsPosix,
+        Model::F2fsStrict,
+    ] {
+        let mut b = Builder::new(rec.clone(), m);
+        let n = b.rec.ops.len();
+        for point in [n / 3, n / 2, n] {
+            let space = b.space(point);
+            for v in 0..space.states(3) {
+                let choice = space.choice(&b.rec, v, 3, 1);
+                let _ = b.state(&space, &choice);
+            }
+            for k in space.first_open..point {
+                let _ = b.rec.describe(k);
+            }
+        }
+    }
+}
+
 pub const TARGETS: [(&str, Target); 15] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
@@ -254,4 +293,5 @@ pub const TARGETS: [(&str, Target); 15] = [
     ("import_phonelab", import_phonelab),
     ("import_dumpsys", import_dumpsys),
     ("import_jsonl", import_jsonl),
+    ("fs_recording", fs_recording),
 ];

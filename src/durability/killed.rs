@@ -90,6 +90,8 @@ pub fn child(
         .create(true)
         .open(acks)
         .run_err(format!("opening {}", acks.display()))?;
+    // 0: the engine is open and the workload starts (where a recording's crash points begin).
+    writeln!(log, "0").run_err("acknowledgement log")?;
     for txn in 1..=txns {
         insert(e.as_mut(), txn, rows).map_err(Error::failed)?;
         writeln!(log, "{txn}").run_err("acknowledgement log")?;
@@ -238,17 +240,9 @@ pub fn check_state(
     rows: u64,
 ) -> PointResult {
     let plan = Plan {
-        crashes: 1,
         txns,
         rows_per_txn: rows as u32,
-        workload: super::Workload::Append,
-        seed: 0,
-        torn: false,
-        replay: None,
-        replay_state: 0,
-        replay_dir: None,
-        states: 1,
-        timed: false,
+        ..Plan::default()
     };
     let mut r = PointResult {
         acknowledged,

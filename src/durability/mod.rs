@@ -89,6 +89,10 @@ pub trait Subject {
     fn prepare(&self, dir: &Path) -> Result<()>;
     /// I/O events of the whole workload when the power never fails.
     fn count_events(&self, dir: &Path, plan: &Plan) -> Result<u64>;
+    /// The first event worth a crash point (recordings: the first after the engine opened).
+    fn first_point(&self) -> u64 {
+        1
+    }
     /// The crash states tried at `point` (models that allow more than one outcome).
     fn states(&self, _plan: &Plan, _point: u64) -> u64 {
         1
@@ -271,7 +275,7 @@ fn judge_append(
 }
 
 /// What to run for every configuration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Plan {
     /// Crash points per configuration (at most).
     pub crashes: u64,
@@ -427,20 +431,21 @@ pub struct DurabilityRun {
 /// The results store's kind for durability runs.
 pub const SUITE: &str = "durability";
 
-/// The crash points for a workload of `events` I/O events: 1..=events, and `events + 1`
-/// (after the workload, before anything more is written back).
-pub fn points(events: u64, plan: &Plan) -> Vec<u64> {
+/// The crash points for a workload of `events` I/O events: `first..=events`, and
+/// `events + 1` (after the workload, before anything more is written back).
+pub fn points(events: u64, first: u64, plan: &Plan) -> Vec<u64> {
     if let Some(p) = plan.replay {
         return vec![p];
     }
     let last = events + 1;
-    if last <= plan.crashes {
-        return (1..=last).collect();
+    let first = first.clamp(1, last);
+    if last - first < plan.crashes {
+        return (first..=last).collect();
     }
     let mut rng = Rng::derive(plan.seed, "crash-points");
     let mut chosen = std::collections::BTreeSet::new();
     while (chosen.len() as u64) < plan.crashes {
-        chosen.insert(rng.range_inclusive(1, last));
+        chosen.insert(rng.range_inclusive(first, last));
     }
     chosen.into_iter().collect()
 }
@@ -454,7 +459,7 @@ pub fn run_config(
 ) -> Result<ConfigReport> {
     subject.prepare(dir)?;
     let events = subject.count_events(dir, plan)?;
-    let points = points(events, plan);
+    let points = points(events, subject.first_point(), plan);
     let mut results = Vec::with_capacity(points.len());
     for (i, &p) in points.iter().enumerate() {
         let states = match plan.replay {

@@ -24,6 +24,9 @@ use std::path::{Path, PathBuf};
 /// The recorder, built by build.rs for this target (empty where it cannot be).
 const RECORDER: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/pocketbench_recorder.so"));
 
+/// The recorder's file name in the scratch directory.
+const RECORDER_FILE: &str = "recorder.so";
+
 /// One engine configuration under one persistence model.
 pub struct Config {
     pub inner: Killed,
@@ -77,7 +80,7 @@ pub fn record(inner: &Killed, dir: &Path, plan: &Plan) -> Result<Recording> {
             "the file-system recorder cannot be preloaded into a child run through a runner",
         ));
     }
-    let lib = dir.join("recorder.so");
+    let lib = dir.join(RECORDER_FILE);
     std::fs::write(&lib, RECORDER).run_err(format!("writing {}", lib.display()))?;
     let canon = dir
         .canonicalize()
@@ -127,6 +130,10 @@ impl Config {
         for (k, v) in &self.inner.options {
             cmd.arg(format!("{k}={v}"));
         }
+        // The recorder, preloaded with nothing to record, turns the checker's syncs into
+        // no-ops: the crash state is scratch, and a WAL recovery's checkpoint would otherwise
+        // wait for the disk at every state.
+        cmd.env("LD_PRELOAD", dir.join(RECORDER_FILE));
         let out = cmd
             .stdin(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
@@ -179,6 +186,13 @@ impl Subject for Config {
         let events = rec.ops.len() as u64;
         *self.built.borrow_mut() = Some(Builder::new(rec, self.model));
         Ok(events)
+    }
+
+    fn first_point(&self) -> u64 {
+        self.built
+            .borrow()
+            .as_ref()
+            .map_or(1, |b| b.rec.workload_start())
     }
 
     fn states(&self, plan: &Plan, point: u64) -> u64 {

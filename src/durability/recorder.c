@@ -42,7 +42,7 @@ static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static char root[PATH_MAX], acks[PATH_MAX];
 static size_t rootlen;
 static int logfd = -1, ready;
-static uint64_t acked;
+static uint64_t acked; /* the number on the acknowledgement line being written */
 static unsigned char buf[1 << 20];
 static size_t used;
 
@@ -161,7 +161,10 @@ static int do_open(int dirfd, const char *path, int flags, mode_t mode) {
     if (!real) real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
     pthread_mutex_lock(&lock);
     int existed = exists(dirfd, path);
-    int fd = real(dirfd, path, flags, mode);
+    /* Under the root, O_DSYNC and O_SYNC are recorded, not performed (as syncs are). */
+    char abs[PATH_MAX];
+    int strip = ready && absolute(dirfd, path, abs) && under(abs);
+    int fd = real(dirfd, path, strip ? flags & ~(O_DSYNC | O_SYNC) : flags, mode);
     if (fd >= 0) opened(fd, dirfd, path, flags, existed);
     pthread_mutex_unlock(&lock);
     return fd;
@@ -191,10 +194,14 @@ int close(int fd) {
 
 static int tracked_file(int fd) { return ready && fd >= 0 && fd < MAXFD && fds[fd].tracked && !fds[fd].isdir; }
 
+/* Each line of the acknowledgement log is a number: the commit acknowledged (0: the
+ * workload starts, after the engine opened). Lines may arrive in pieces. */
 static void note_ack(const void *data, size_t n) {
     const char *c = data;
-    for (size_t i = 0; i < n; i++)
-        if (c[i] == '\n') { put8(K_ACK); put64(++acked); }
+    for (size_t i = 0; i < n; i++) {
+        if (c[i] >= '0' && c[i] <= '9') acked = acked * 10 + (uint64_t)(c[i] - '0');
+        else if (c[i] == '\n') { put8(K_ACK); put64(acked); acked = 0; }
+    }
     flush();
 }
 

@@ -34,6 +34,10 @@ use std::ops::Range;
 /// Upper bound of a recording's size (docs/limits.md): 4 GiB.
 pub const MAX_LOG: u64 = 4 << 30;
 
+/// Upper bound of a file's size in a recording (docs/limits.md): the end of every write and
+/// every truncate, 4 GiB.
+pub const MAX_FILE: u64 = 4 << 30;
+
 /// A logical file: an index into [`Recording::initial`] and the files created later.
 pub type Inode = usize;
 
@@ -85,7 +89,7 @@ pub enum Op {
     Rmdir {
         path: String,
     },
-    /// The workload acknowledged commit `n` (1, 2, …) here.
+    /// The workload acknowledged commit `n` (1, 2, …) here; 0: the workload started.
     Ack(u64),
 }
 
@@ -246,6 +250,16 @@ impl Recording {
             .unwrap_or(0)
     }
 
+    /// The event (1-based) of the first call after the workload started (acknowledgement 0,
+    /// logged once the engine is open), or 1: crash points before it test only the engine's
+    /// opening.
+    pub fn workload_start(&self) -> u64 {
+        self.ops
+            .iter()
+            .position(|o| *o == Op::Ack(0))
+            .map_or(1, |i| i as u64 + 2)
+    }
+
     /// Read the recorder's log `bytes` on top of the starting files. `what` names the log in
     /// errors.
     pub fn parse(mut self, bytes: &[u8], what: &str) -> Result<Self> {
@@ -276,12 +290,18 @@ impl Recording {
                         let off = r.u64()?;
                         let len = r.u32()? as usize;
                         let data = r.take(len)?;
+                        if off.checked_add(len as u64)? > MAX_FILE {
+                            return None;
+                        }
                         if let Some(&i) = kernel.get(&ino) {
                             self.write(i, off, data);
                         }
                     }
                     4 => {
                         let (ino, len) = (r.u64()?, r.u64()?);
+                        if len > MAX_FILE {
+                            return None;
+                        }
                         if let Some(&i) = kernel.get(&ino) {
                             self.truncate(i, len);
                         }

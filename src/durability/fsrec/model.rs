@@ -222,8 +222,8 @@ impl Space {
             data: Vec::new(),
         };
         if m != Model::Strict {
-            for (i, d) in durable.iter().enumerate().take(point).skip(first_open) {
-                if *d >= point {
+            for (i, &at) in durable.iter().enumerate().take(point).skip(first_open) {
+                if at >= point {
                     if m.ordered(&rec.ops[i]) {
                         s.ordered.push(i);
                     } else {
