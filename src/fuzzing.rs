@@ -135,7 +135,7 @@ pub fn submission(data: &[u8]) {
 /// A log fed through the import front end `format` (as `trace import` reads it), each
 /// statement fingerprinted as `trace stats` does; then auto-detection over the same file.
 fn import_log(format: &str, data: &[u8]) {
-    use crate::workload::import::{source, sqllex, LogRecord};
+    use crate::workload::import::{lexer, source, LogRecord};
     let Some(f) = temp_file(".log", data) else {
         return;
     };
@@ -144,7 +144,7 @@ fn import_log(format: &str, data: &[u8]) {
     };
     let _ = source::read(f.path(), fe, &mut |r| {
         if let LogRecord::Statement(s) = r {
-            let _ = sqllex::fingerprint(&s.sql);
+            let _ = lexer::fingerprint(&s.sql);
         }
         Ok(())
     });

@@ -31,3 +31,13 @@ pub mod workload;
 
 /// Tool name and version, recorded in traces and results.
 pub const TOOL_VERSION: &str = concat!("pocketbench ", env!("CARGO_PKG_VERSION"));
+
+/// A stored `tool_version` in the one form every result kind writes ([`TOOL_VERSION`]'s
+/// "pocketbench VERSION"): older durability and models results stored the bare version.
+pub fn tool_version_of(stored: &str) -> String {
+    if stored.starts_with("pocketbench ") {
+        stored.to_string()
+    } else {
+        format!("pocketbench {stored}")
+    }
+}

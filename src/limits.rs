@@ -192,27 +192,6 @@ pub fn one_line(msg: &str) -> String {
         .collect()
 }
 
-/// A file to be created later (`flag` names it in errors) must not be a directory and must have
-/// an existing directory to go in: checked before anything is measured.
-pub fn check_output_file(path: &Path, flag: &str) -> Result<()> {
-    if path.is_dir() {
-        return Err(Error::input(format!(
-            "{flag} {}: is a directory, not a file",
-            path.display()
-        )));
-    }
-    let parent = dir_of(path);
-    if parent.is_dir() {
-        Ok(())
-    } else {
-        Err(Error::input(format!(
-            "{flag} {}: directory {} does not exist",
-            path.display(),
-            parent.display()
-        )))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 
 use pocketbench::workload::import::source::{self, LineCounts};
 use pocketbench::workload::import::{
-    sqllex, ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord,
+    lexer, ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord,
 };
 use std::path::Path;
 
@@ -139,7 +139,7 @@ fn sqlite_shell_trace_without_and_with_profile_times() {
         s[5].sql,
         "INSERT INTO notes(title, body) VALUES('it''s; fine', NULL)"
     );
-    let verbs: Vec<String> = s.iter().map(|r| sqllex::verb(&r.sql)).collect();
+    let verbs: Vec<String> = s.iter().map(|r| lexer::verb(&r.sql)).collect();
     assert_eq!(
         verbs,
         ["CREATE", "CREATE", "CREATE", "BEGIN", "INSERT", "INSERT", "COMMIT", "SELECT"]

@@ -159,7 +159,8 @@ fn show_suite(
         }
         None => {}
     }
-    let (_, v) = crate::results::suites::load(store, kind, Some(id))?;
+    let (_, mut v) = crate::results::suites::load(store, kind, Some(id))?;
+    crate::results::suites::with_identity(id, &mut v);
     super::print_json(&v)?;
     Ok(0)
 }
@@ -168,7 +169,7 @@ fn show_suite(
 fn export_run(store: &Store, id: i64, f: export::Format, output: Option<&Path>) -> Result<i32> {
     if let Some(o) = output {
         if !o.is_dir() {
-            crate::limits::check_output_file(o, "-o")?;
+            crate::output::target::check(o, "-o")?;
         }
     }
     let filter = Filter::parse(&format!("run={id}"), "run id")?;

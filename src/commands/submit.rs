@@ -46,8 +46,17 @@ pub fn main(a: &SubmitArgs) -> Result<i32> {
         .map(|&id| submit::build(&store, id).map(|s| (id, s)))
         .collect::<Result<Vec<_>>>()?;
     let mut sent = Vec::new();
+    let mut refused = Vec::new();
     for (id, s) in &subs {
-        let r = submit::send(&client, s, *id)?;
+        // A result the server refuses is reported and the others still go.
+        let r = match submit::offer(&client, s, *id)? {
+            Ok(r) => r,
+            Err(no) => {
+                eprintln!("pocketbench: {no}");
+                refused.push(no);
+                continue;
+            }
+        };
         submit::remember(&store, client.base(), &r)?;
         if !a.json {
             println!(
@@ -66,11 +75,18 @@ pub fn main(a: &SubmitArgs) -> Result<i32> {
     }
     if a.json {
         super::print_json(&sent)?;
-    } else if sent.is_empty() {
+    } else if sent.is_empty() && refused.is_empty() {
         println!(
             "nothing to send: the server has every result of {}",
             a.results.display()
         );
+    }
+    if !refused.is_empty() {
+        return Err(Error::failed(format!(
+            "the server refused {} of {} result(s) (each above); the rest were sent",
+            refused.len(),
+            subs.len()
+        )));
     }
     Ok(0)
 }

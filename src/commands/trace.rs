@@ -166,6 +166,7 @@ struct Generated<'a> {
 }
 
 fn generate(args: &WorkloadArgs, output: &Path, json: bool) -> Result<i32> {
+    crate::output::target::check(output, "-o")?;
     let workload = resolve::resolve(&args.workload, &args.overrides()?, args.seed)?;
     let delay = match args.delay()? {
         Some(d) => d,

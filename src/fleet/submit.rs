@@ -49,8 +49,8 @@ pub fn build(store: &Store, id: i64) -> Result<Submission> {
     })?;
     let mut result: serde_json::Value =
         serde_json::from_str(&summary).run_err(format!("results store: result {id}"))?;
+    crate::results::suites::with_identity(id, &mut result);
     if let Some(o) = result.as_object_mut() {
-        o.insert("id".into(), id.into());
         if kind == "run" {
             if let Some(log) = latency_log(store, id)? {
                 o.insert("latency_hlog".into(), log.into());
@@ -114,8 +114,38 @@ fn latency_log(store: &Store, id: i64) -> Result<Option<String>> {
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-/// Send `s` (stored locally as `id`); a 429 is waited out (Retry-After, at most three times).
+/// A result the server would not take: its answer, which does not stop the others.
+#[derive(Clone, Debug, Serialize)]
+pub struct Refused {
+    pub local_id: i64,
+    pub kind: String,
+    pub status: u16,
+    pub message: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "result {} ({}): the server answered {}: {}",
+            self.local_id, self.kind, self.status, self.message
+        )
+    }
+}
+
+/// Send `s` (stored locally as `id`): a result the server refuses is an error.
 pub fn send(client: &Client, s: &Submission, id: i64) -> Result<Sent> {
+    offer(client, s, id)?.map_err(|r| Error::failed(r.to_string()))
+}
+
+/// Send `s` (stored locally as `id`); a 429 is waited out (Retry-After, at most three times).
+/// The outer error stops everything (no server, a refused token); the inner one is this
+/// result's refusal.
+pub fn offer(
+    client: &Client,
+    s: &Submission,
+    id: i64,
+) -> Result<std::result::Result<Sent, Refused>> {
     let body = serde_json::to_vec(s).run_err("submission")?;
     let mut tries = 0;
     let r: Response = loop {
@@ -133,23 +163,25 @@ pub fn send(client: &Client, s: &Submission, id: i64) -> Result<Sent> {
         200 | 201 => {
             let v: serde_json::Value = r.json()?;
             let remote_id = v.get("id").and_then(|i| i.as_i64()).unwrap_or(0);
-            Ok(Sent {
+            Ok(Ok(Sent {
                 local_id: id,
                 kind: s.kind.clone(),
                 remote_id,
                 created: r.status == 201,
                 url: format!("{}/results/{remote_id}", client.base()),
-            })
+            }))
         }
         401 | 403 => Err(Error::input(format!(
             "--token: the server refused it ({}: {})",
             r.status,
             r.message()
         ))),
-        s => Err(Error::failed(format!(
-            "result {id}: the server answered {s}: {}",
-            r.message()
-        ))),
+        status => Ok(Err(Refused {
+            local_id: id,
+            kind: s.kind.clone(),
+            status,
+            message: r.message(),
+        })),
     }
 }
 

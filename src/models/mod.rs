@@ -426,7 +426,7 @@ pub fn measure(req: &Request) -> Result<ModelsRun> {
     Ok(ModelsRun {
         id: 0,
         created_at: crate::platform::clock::utc_now(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
+        tool_version: crate::TOOL_VERSION.into(),
         seed: req.seed,
         per_person: req.per_person,
         budget_ns: req.budget_ns,

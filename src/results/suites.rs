@@ -29,10 +29,23 @@ pub fn save_with(
     series: &[(String, Vec<u64>)],
     also: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
 ) -> Result<i64> {
+    super::spool::test_fill();
     save_in(store, suite, created_at, summary, series, also).map_err(|e| {
-        super::spool::keep(store.path(), e, &format!("{suite} run"), |s| {
-            save_in(s, suite, created_at, summary, series, |_, _| Ok(()))
-        })
+        super::spool::keep(
+            store.path(),
+            e,
+            &format!("{suite} run"),
+            |s| save_in(s, suite, created_at, summary, series, |_, _| Ok(())),
+            || {
+                let series: serde_json::Map<_, _> = series
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.as_slice().into()))
+                    .collect();
+                Ok(serde_json::json!({
+                    "kind": suite, "created_at": created_at, "summary": summary, "series": series,
+                }))
+            },
+        )
     })
 }
 
@@ -124,6 +137,19 @@ pub fn load(store: &mut Store, suite: &str, id: Option<i64>) -> Result<(i64, ser
     Ok((id, v))
 }
 
+/// A stored result's JSON as shown and sent: with its id in the store (suite kinds store 0 or
+/// nothing there) and its `tool_version` in the one current form (older durability and models
+/// results stored the bare version, see [`crate::tool_version_of`]).
+pub fn with_identity(id: i64, v: &mut serde_json::Value) {
+    if let Some(o) = v.as_object_mut() {
+        o.insert("id".into(), id.into());
+        if let Some(t) = o.get("tool_version").and_then(|t| t.as_str()) {
+            let t = crate::tool_version_of(t);
+            o.insert("tool_version".into(), t.into());
+        }
+    }
+}
+
 /// Series `name` of run `id` (empty if absent).
 pub fn series(store: &mut Store, id: i64, name: &str) -> Result<Vec<u64>> {
     let blob: Option<Vec<u8>> = store
@@ -167,5 +193,21 @@ mod tests {
         assert!(load(&mut store, "storage", None).is_err());
         assert_eq!(series(&mut store, id, "a").unwrap(), vec![1, 2, 3]);
         assert!(series(&mut store, id, "b").unwrap().is_empty());
+    }
+
+    #[test]
+    fn shown_results_carry_their_id_and_the_current_version_form() {
+        let mut old = serde_json::json!({"id": 0, "tool_version": "0.1.0", "seed": 7});
+        with_identity(8, &mut old);
+        assert_eq!(
+            old,
+            serde_json::json!({"id": 8, "tool_version": "pocketbench 0.1.0", "seed": 7})
+        );
+        let mut new = serde_json::json!({"tool_version": "pocketbench 0.1.0"});
+        with_identity(3, &mut new);
+        assert_eq!(
+            new,
+            serde_json::json!({"id": 3, "tool_version": "pocketbench 0.1.0"})
+        );
     }
 }

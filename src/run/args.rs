@@ -6,7 +6,7 @@ use super::{pacer::Pacing, RunRequest, WorkloadChoice};
 use crate::engine::options::parse_pair;
 use crate::error::{Error, Result};
 use crate::flash::config::ModelConfig;
-use crate::limits::check_output_file;
+use crate::output::target::check as check_output_file;
 use crate::platform::cpufreq::request::GovernorRequest;
 use crate::platform::session::PlatformRequest;
 use crate::run::flash_hook::FlashRequest;

@@ -23,8 +23,8 @@
 //! SQLite's built-in function names, type names (so affinities stay) and `sqlite_` names;
 //! `paths` rewrites database paths and connection names, keeping the file's extension.
 
+use super::lexer::{self, Kind};
 use super::sql_words::KEEP_WORDS;
-use super::sqllex::{self, Kind};
 use super::{record::BlobHex, ArgValue, LogRecord, StatementRecord};
 use crate::error::{Error, Result};
 use hmac::{Hmac, Mac};
@@ -95,7 +95,7 @@ fn kept_word(w: &str) -> bool {
         || KEEP_WORDS.contains(&upper.as_str())
 }
 
-fn previous_word<'a>(toks: &[sqllex::Token<'a>], i: usize) -> Option<&'a str> {
+fn previous_word<'a>(toks: &[lexer::Token<'a>], i: usize) -> Option<&'a str> {
     toks[..i]
         .iter()
         .rev()
@@ -237,8 +237,8 @@ impl Anonymizer {
 
     /// A statement's SQL text.
     pub fn sql(&self, sql: &str) -> String {
-        let toks: Vec<_> = sqllex::tokens(sql).collect();
-        let literals = self.scope.literals && sqllex::verb(sql) != "PRAGMA";
+        let toks: Vec<_> = lexer::tokens(sql).collect();
+        let literals = self.scope.literals && lexer::verb(sql) != "PRAGMA";
         let mut out = String::with_capacity(sql.len());
         for (i, t) in toks.iter().enumerate() {
             match t.kind {
@@ -301,7 +301,7 @@ impl Anonymizer {
         if let Some(e) = s.expanded.as_mut() {
             *e = self.sql(e);
         }
-        if self.scope.literals && sqllex::verb(&s.sql) != "PRAGMA" {
+        if self.scope.literals && lexer::verb(&s.sql) != "PRAGMA" {
             s.args.iter_mut().flatten().for_each(|a| self.arg(a));
         }
         if self.scope.paths {

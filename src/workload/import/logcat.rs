@@ -22,8 +22,8 @@
 //! logcat cuts a message at about 4 KB ([`LINE_LIMIT`]): a statement that reaches it without
 //! closing is dropped and counted as truncated.
 
+use super::lexer;
 use super::logcat_line::{Clock, Line};
-use super::sqllex;
 use super::{ArgValue, LineOutcome, LogFormat, LogRecord, Stamp, StatementRecord};
 
 /// Bytes of one logcat message (liblog's `LOGGER_ENTRY_MAX_PAYLOAD` is 4068, less the tag):
@@ -166,7 +166,7 @@ impl AndroidLogcat {
             return self.time_text(p, out);
         }
         match p.text.strip_suffix('"') {
-            Some(sql) if !sqllex::ends_open(sql) => {
+            Some(sql) if !lexer::ends_open(sql) => {
                 p.rec.sql = sql.to_string();
                 p.joining = None;
                 p.text = String::new();
@@ -219,7 +219,7 @@ impl AndroidLogcat {
     fn time_text(&mut self, mut p: Pending, out: &mut Vec<LogRecord>) -> LineOutcome {
         let parsed = p.text.rsplit_once("\" took ").and_then(|(sql, t)| {
             let ms: f64 = t.strip_suffix(" ms")?.trim().parse().ok()?;
-            (ms.is_finite() && ms >= 0.0 && !sqllex::ends_open(sql)).then_some((sql, ms))
+            (ms.is_finite() && ms >= 0.0 && !lexer::ends_open(sql)).then_some((sql, ms))
         });
         match parsed {
             Some((sql, ms)) => {

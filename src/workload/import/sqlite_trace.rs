@@ -10,7 +10,7 @@
 //! before ended (`t_ns` the sum of the durations before it, 0 without `--profile`), so an
 //! import of it replays with zero think time unless told otherwise.
 
-use super::sqllex::{self, Kind};
+use super::lexer::{self, Kind};
 use super::{LineOutcome, LogFormat, LogRecord, StatementRecord};
 use crate::limits::MAX_SQL_BYTES;
 
@@ -77,7 +77,7 @@ impl SqliteTrace {
             Some((sql, ns)) => (sql, Some(ns)),
             None => (text.strip_suffix(';').unwrap_or(text), None),
         };
-        if sqllex::tokens(sql).all(|t| matches!(t.kind, Kind::Space | Kind::Comment)) {
+        if lexer::tokens(sql).all(|t| matches!(t.kind, Kind::Space | Kind::Comment)) {
             self.release(out);
             return LineOutcome::Dropped("a trigger's statement (printed as a comment)");
         }
@@ -111,7 +111,7 @@ impl SqliteTrace {
 fn split_profile(text: &str) -> Option<(&str, u64)> {
     let (sql, tail) = text.rsplit_once("; -- ")?;
     let ns = tail.strip_suffix(" ns")?.parse().ok()?;
-    (!sqllex::ends_open(sql)).then_some((sql, ns))
+    (!lexer::ends_open(sql)).then_some((sql, ns))
 }
 
 /// Whether `text` (one or more joined lines) is a whole statement.
@@ -119,7 +119,7 @@ fn is_complete(text: &str) -> bool {
     split_profile(text).is_some()
         || text
             .strip_suffix(';')
-            .is_some_and(|sql| !sqllex::ends_open(sql))
+            .is_some_and(|sql| !lexer::ends_open(sql))
 }
 
 fn starts_statement(line: &str) -> bool {

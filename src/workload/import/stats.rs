@@ -9,7 +9,7 @@
 //! One pass, constant memory apart from one entry per distinct fingerprint (at most
 //! [`MAX_FINGERPRINTS`]) and per connection.
 
-use super::sqllex;
+use super::lexer;
 use super::sqltext::{txn_step, TxnStep};
 use crate::stats::{LatencyHistogram, LatencySummary};
 use serde::Serialize;
@@ -205,7 +205,7 @@ impl Collector {
         if let Some(c) = self.classes.get(shape) {
             return *c;
         }
-        let verb = sqllex::verb(sql);
+        let verb = lexer::verb(sql);
         let c = match self.db.prepare(sql) {
             Ok(stmt) if stmt.readonly() => Class::Read,
             Ok(_) => Class::Write,
@@ -224,8 +224,8 @@ impl Collector {
 
     pub fn add(&mut self, e: Event) {
         self.statements += 1;
-        let shape = sqllex::fingerprint(e.sql);
-        *self.mix.entry(sqllex::verb(e.sql)).or_default() += 1;
+        let shape = lexer::fingerprint(e.sql);
+        *self.mix.entry(lexer::verb(e.sql)).or_default() += 1;
         let class = match e.readonly {
             Some(true) => Class::Read,
             Some(false) => Class::Write,
