@@ -135,18 +135,20 @@ pub fn submission(data: &[u8]) {
 /// A log fed through the import front end `format` (as `trace import` reads it), each
 /// statement fingerprinted as `trace stats` does; then auto-detection over the same lines.
 fn import_log(format: &str, data: &[u8]) {
-    use crate::workload::import::{self, feed, lexer, LogRecord};
-    let Some(mut f) = import::front_end(format) else {
+    use crate::workload::import::{lexer, source, LogRecord};
+    let Some(f) = temp_file(".log", data) else {
         return;
     };
-    let _ = feed::feed(f.as_mut(), data, "log", |r| {
+    let Ok(fe) = source::choose(f.path(), format) else {
+        return;
+    };
+    let _ = source::read(f.path(), fe, &mut |r| {
         if let LogRecord::Statement(s) = r {
             let _ = lexer::fingerprint(&s.sql);
         }
         Ok(())
     });
-    let text = String::from_utf8_lossy(data);
-    let _ = import::detect(text.lines());
+    let _ = source::choose(f.path(), "auto");
 }
 
 /// A logcat (`android-logcat`).

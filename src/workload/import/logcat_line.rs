@@ -115,11 +115,15 @@ fn parse_stamp(line: &str) -> Option<(Stamp, &str)> {
     let (date, rest) = line.split_once(' ')?;
     let rest = rest.trim_start_matches(' ');
     let (time, rest) = rest.split_once(' ').unwrap_or((rest, ""));
-    let parts: Vec<&str> = date.split('-').collect();
-    let (year, month, day) = match parts.as_slice() {
-        [m, d] => (None, num(m)?, num(d)?),
-        [y, m, d] if y.len() == 4 => (Some(num::<i64>(y)?), num(m)?, num(d)?),
-        _ => return None,
+    let mut parts = date.split('-');
+    let (a, b, c) = (parts.next()?, parts.next()?, parts.next());
+    if parts.next().is_some() {
+        return None;
+    }
+    let (year, month, day) = match c {
+        None => (None, num(a)?, num(b)?),
+        Some(d) if a.len() == 4 => (Some(num::<i64>(a)?), num(b)?, num(d)?),
+        Some(_) => return None,
     };
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
         return None;

@@ -10,7 +10,6 @@
 pub mod anonymize;
 pub mod convert;
 pub mod dumpsys;
-pub mod feed;
 pub mod jsonl;
 pub mod lexer;
 pub mod logcat;
@@ -56,41 +55,4 @@ pub trait LogFormat {
     fn late_drops(&self) -> &[(&'static str, u64)] {
         &[]
     }
-}
-
-/// A fresh instance of every front end ([`source::FRONT_ENDS`]), in the order auto-detection
-/// tries them.
-pub fn front_ends() -> Vec<Box<dyn LogFormat>> {
-    source::FRONT_ENDS.iter().map(|f| (f.new)()).collect()
-}
-
-/// A fresh front end by its `--format` name.
-pub fn front_end(name: &str) -> Option<Box<dyn LogFormat>> {
-    source::FRONT_ENDS
-        .iter()
-        .find(|f| f.name == name)
-        .map(|f| (f.new)())
-}
-
-/// Lines auto-detection reads before choosing a format.
-pub const DETECT_LINES: usize = 1000;
-
-/// The format whose front end recognises the most of `lines` (the first [`DETECT_LINES`] of a
-/// log) with at least one record produced; `None` when none produces a record.
-pub fn detect<'a>(lines: impl IntoIterator<Item = &'a str> + Clone) -> Option<&'static str> {
-    let mut best: Option<(&'static str, usize)> = None;
-    for mut f in front_ends() {
-        let mut out = Vec::new();
-        let mut recognised = 0;
-        for line in lines.clone().into_iter().take(DETECT_LINES) {
-            if f.feed(line, &mut out) == LineOutcome::Recognised {
-                recognised += 1;
-            }
-        }
-        f.finish(&mut out);
-        if !out.is_empty() && best.is_none_or(|(_, n)| recognised > n) {
-            best = Some((f.name(), recognised));
-        }
-    }
-    best.map(|(name, _)| name)
 }
