@@ -279,7 +279,7 @@ pub fn fs_recording(data: &[u8]) {
     }
 }
 
-pub const TARGETS: [(&str, Target); 15] = [
+pub const TARGETS: [(&str, Target); 16] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
