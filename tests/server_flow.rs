@@ -2,7 +2,7 @@
 //! storage, flashbench, durability, models): `serve token add` and `serve`, then `submit
 //! --all-new` sends every result. Every kind stores `tool_version` as "pocketbench VERSION" and
 //! an older store's bare "0.1.0" is sent in that form; `results show ID --json` carries the real
-//! id for every kind; a result the server refuses is reported and the others still go, with
+//! id for every kind and `results list` names each one's engine; a result the server refuses is reported and the others still go, with
 //! exit status 1 at the end.
 #![cfg(feature = "server")]
 
@@ -74,6 +74,15 @@ fn the_readme_server_flow_submits_every_kind() {
             assert!(v.starts_with("pocketbench "), "{kind}: {v}");
         }
     }
+    // `results list` names every kind's engine (a suite's is in its summary).
+    let list = sb.pb(["results", "list", "--json"]).expect_ok().json();
+    let engines: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["engine"].as_str().unwrap())
+        .collect();
+    assert_eq!(engines, ["sqlite"; 6]);
     // An older store's durability result: the bare version, as it was written then.
     set_version(&sb, 5, "'0.1.0'");
     let old = sb.pb(["results", "show", "5", "--json"]).expect_ok().json();

@@ -315,8 +315,9 @@ impl PointResult {
             || self.inconsistent.is_some()
     }
 
-    /// One line for the first finding of a configuration.
-    pub fn text(&self, seed: u64) -> String {
+    /// One line for the first finding of a configuration; `replay` is the command line that
+    /// runs this configuration at this point again ([`replay_command`]).
+    pub fn text(&self, replay: &str) -> String {
         let mut what = Vec::new();
         if self.lost > 0 {
             what.push(format!(
@@ -339,12 +340,32 @@ impl PointResult {
         if let Some(i) = &self.inconsistent {
             what.push(i.clone());
         }
-        format!(
-            "{} (replay: --replay-crash {seed}:{})",
-            what.join("; "),
-            self.point
-        )
+        format!("{} (replay: {replay})", what.join("; "))
     }
+}
+
+/// The flags that replay crash point `point` of `subject` alone, with the same workload:
+/// `--engine sqlite --config journal_mode=wal --config synchronous=off --replay-crash 1:29`
+/// (and `--torn`, `--workload update`, `--txns`, `--rows-per-txn` when not the defaults).
+pub fn replay_command(subject: &dyn Subject, plan: &Plan, point: u64) -> String {
+    let mut f = vec![format!("--engine {}", subject.engine())];
+    for (k, v) in subject.config() {
+        f.push(format!("--config {k}={v}"));
+    }
+    if plan.workload != Workload::Append {
+        f.push(format!("--workload {}", plan.workload.name()));
+    }
+    if plan.txns != args::DEFAULT_TXNS {
+        f.push(format!("--txns {}", plan.txns));
+    }
+    if plan.rows_per_txn != args::DEFAULT_ROWS_PER_TXN {
+        f.push(format!("--rows-per-txn {}", plan.rows_per_txn));
+    }
+    if plan.torn {
+        f.push("--torn".into());
+    }
+    f.push(format!("--replay-crash {}:{point}", plan.seed));
+    f.join(" ")
 }
 
 /// Everything found for one configuration.
@@ -464,7 +485,7 @@ pub fn run_config(
         first_finding: results
             .iter()
             .find(|r| r.failed())
-            .map(|r| r.text(plan.seed)),
+            .map(|r| r.text(&replay_command(subject, plan, r.point))),
         findings,
     })
 }

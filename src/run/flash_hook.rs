@@ -30,6 +30,16 @@ impl FlashRequest {
     }
 }
 
+/// The engine as a trace's header names it: `sqlite -o journal_mode=wal`, or `sqlite with its
+/// default options`.
+pub fn engine_label(engine: &str, options: &[(String, String)]) -> String {
+    if options.is_empty() {
+        return format!("{engine} with its default options");
+    }
+    let o: Vec<String> = options.iter().map(|(k, v)| format!("-o {k}={v}")).collect();
+    format!("{engine} {}", o.join(" "))
+}
+
 fn info(engine: &str) -> TraceInfo {
     TraceInfo {
         tool_version: crate::TOOL_VERSION.to_string(),
