@@ -60,7 +60,10 @@ fn marks() -> BTreeMap<String, Mark> {
     let mut by = BTreeMap::new();
     for m in marks.mark {
         let key = m.example.clone();
-        assert!(by.insert(key.clone(), m).is_none(), "tests/examples.toml: {key} marked twice");
+        assert!(
+            by.insert(key.clone(), m).is_none(),
+            "tests/examples.toml: {key} marked twice"
+        );
     }
     by
 }
@@ -160,7 +163,10 @@ fn commands() -> Vec<(String, clap::Command)> {
 fn help() -> Vec<Example> {
     let mut out = Vec::new();
     for (path, c) in commands() {
-        let text = c.get_after_help().map(|h| h.to_string()).unwrap_or_default();
+        let text = c
+            .get_after_help()
+            .map(|h| h.to_string())
+            .unwrap_or_default();
         for command in help_examples(&text) {
             out.push(Example {
                 at: format!("pocketbench {path} --help").replace("  ", " "),
@@ -252,9 +258,19 @@ impl Scratch {
                 .unwrap();
             let text = String::from_utf8_lossy(&out.stdout);
             let token = text.split_whitespace().find(|w| w.starts_with("pbt_"));
-            let token = token.unwrap_or_else(|| panic!("no token in {text}")).to_string();
+            let token = token
+                .unwrap_or_else(|| panic!("no token in {text}"))
+                .to_string();
             let mut child = Command::new(env!("CARGO_BIN_EXE_pocketbench"))
-                .args(["serve", "--db", db, "--listen", "127.0.0.1:0", "--workers", "2"])
+                .args([
+                    "serve",
+                    "--db",
+                    db,
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--workers",
+                    "2",
+                ])
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())
@@ -288,6 +304,11 @@ impl Scratch {
             .env("HOME", self.devices.path("home"))
             .env("FAKE_DEVICE_ROOT", self.devices.root.path())
             .env("CI", "true")
+            // As in the checkout: the JVM driver that scripts/test.sh builds with Maven.
+            .env(
+                "POCKETBENCH_JVM_DRIVER",
+                root().join("drivers/jvm/target/pocketbench-jvm.jar"),
+            )
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("ANDROID_SERIAL")
             .env_remove("POCKETBENCH_TOKEN")
@@ -313,7 +334,9 @@ fn as_run(e: &Example, mark: Option<&Mark>) -> Result<String, String> {
     let Some(m) = mark else { return Ok(c) };
     for (from, to) in &m.replace {
         if !c.contains(from.as_str()) {
-            return Err(format!("its mark replaces {from:?}, which it does not contain"));
+            return Err(format!(
+                "its mark replaces {from:?}, which it does not contain"
+            ));
         }
         c = c.replace(from.as_str(), to);
     }
@@ -331,7 +354,33 @@ struct Tally {
     failed: Vec<String>,
 }
 
-fn run_source(examples: &[Example], marks: &BTreeMap<String, Mark>, t: &mut Tally) {
+/// What the examples left in the scratch directory that the checkout's .gitignore would not
+/// ignore, were they run in the checkout's root (as most are).
+fn not_ignored(scratch: &Scratch) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(scratch.devices.path("host")).unwrap() {
+        let entry = entry.unwrap();
+        let mut name = entry.file_name().to_string_lossy().into_owned();
+        if name == "docs" {
+            continue;
+        }
+        if entry.path().is_dir() {
+            name.push('/');
+        }
+        let ignored = Command::new("git")
+            .args(["check-ignore", "--no-index", "-q", &name])
+            .current_dir(root())
+            .status()
+            .unwrap();
+        if !ignored.success() {
+            out.push(name);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn run_source(source: &str, examples: &[Example], marks: &BTreeMap<String, Mark>, t: &mut Tally) {
     let scratch = Scratch::new();
     for e in examples {
         let mark = marks.get(&e.command);
@@ -349,32 +398,53 @@ fn run_source(examples: &[Example], marks: &BTreeMap<String, Mark>, t: &mut Tall
         if let Some(setup) = mark.and_then(|m| m.setup.as_deref()) {
             let (code, err) = scratch.sh(setup);
             if code != 0 {
-                t.failed.push(format!("{}: setup {setup:?}: exit {code}: {err}", e.at));
+                t.failed
+                    .push(format!("{}: setup {setup:?}: exit {code}: {err}", e.at));
                 continue;
             }
         }
         let want = mark.and_then(|m| m.status).unwrap_or(0);
         let command = scratch.fill(&command);
+        let t0 = std::time::Instant::now();
         let (code, err) = scratch.sh(&command);
+        let secs = t0.elapsed().as_secs();
+        if secs >= 10 {
+            eprintln!("{}: {command}: {secs} s (a mark can shorten it)", e.at);
+        }
         t.run += 1;
         if command.contains("pocketbench device ") {
             t.device += 1;
         }
         if code != want {
-            t.failed.push(format!("{}: {command}: exit {code} (expected {want}): {err}", e.at));
+            let failed = format!("{}: {command}: exit {code} (expected {want}): {err}", e.at);
+            eprintln!("FAILED {failed}");
+            t.failed.push(failed);
         }
+    }
+    let left = not_ignored(&scratch);
+    if !left.is_empty() {
+        t.failed.push(format!(
+            "{source}: the examples write {left:?}, which .gitignore does not cover"
+        ));
     }
 }
 
 #[test]
 fn every_documented_example_runs_as_written() {
     let marks = marks();
-    let sources = sources();
+    // POCKETBENCH_EXAMPLES=TEXT runs only the sources whose name contains TEXT (`README`,
+    // `docs/flash.md`, `--help`): for trying a document's examples while writing it.
+    let only = std::env::var("POCKETBENCH_EXAMPLES").unwrap_or_default();
+    let sources: Vec<_> = sources()
+        .into_iter()
+        .filter(|(name, _)| name.contains(&only))
+        .collect();
     let all: Vec<&Example> = sources.iter().flat_map(|(_, e)| e).collect();
     let mut t = Tally::default();
     for (name, _) in &marks {
-        if !all.iter().any(|e| &e.command == name) {
-            t.failed.push(format!("tests/examples.toml: no example is {name:?}"));
+        if only.is_empty() && !all.iter().any(|e| &e.command == name) {
+            t.failed
+                .push(format!("tests/examples.toml: no example is {name:?}"));
         }
     }
     // Two sources at a time (each runs its examples in order).
@@ -384,8 +454,8 @@ fn every_documented_example_runs_as_written() {
             .map(|_| {
                 s.spawn(|| {
                     let mut t = Tally::default();
-                    while let Some((_, examples)) = { queue.lock().unwrap().next() } {
-                        run_source(examples, &marks, &mut t);
+                    while let Some((name, examples)) = { queue.lock().unwrap().next() } {
+                        run_source(name, examples, &marks, &mut t);
                     }
                     t
                 })
@@ -407,7 +477,11 @@ fn every_documented_example_runs_as_written() {
         t.skipped.len(),
         t.skipped.join("\n  ")
     );
-    assert!(t.failed.is_empty(), "examples that fail:\n  {}", t.failed.join("\n  "));
+    assert!(
+        t.failed.is_empty(),
+        "examples that fail:\n  {}",
+        t.failed.join("\n  ")
+    );
 }
 
 #[test]
@@ -415,18 +489,30 @@ fn every_command_shows_examples_in_its_help() {
     let missing: Vec<String> = commands()
         .into_iter()
         .filter(|(_, c)| {
-            let h = c.get_after_help().map(|h| h.to_string()).unwrap_or_default();
+            let h = c
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
             !h.contains("Examples:\n") || help_examples(&h).is_empty()
         })
         .map(|(p, _)| format!("pocketbench {p}"))
         .collect();
-    assert!(missing.is_empty(), "no Examples: in the help of {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "no Examples: in the help of {missing:?}"
+    );
 }
 
 #[test]
 fn examples_are_read_as_a_user_pastes_them() {
-    assert_eq!(without_comment("pocketbench run   # a comment"), "pocketbench run");
-    assert_eq!(without_comment("a '# not' \"#\" b#c"), "a '# not' \"#\" b#c");
+    assert_eq!(
+        without_comment("pocketbench run   # a comment"),
+        "pocketbench run"
+    );
+    assert_eq!(
+        without_comment("a '# not' \"#\" b#c"),
+        "a '# not' \"#\" b#c"
+    );
     assert_eq!(
         help_examples(
             "Text.\n\nExamples:\n  pocketbench a --b   what it does\n  X=1 pocketbench c\n  cp a b\n\nMore."

@@ -66,9 +66,7 @@ pub enum Command {
     )]
     Report(ReportArgs),
     /// List engines, their versions and options.
-    #[command(
-        after_help = "Examples:\n  pocketbench engines\n  pocketbench engines --json"
-    )]
+    #[command(after_help = "Examples:\n  pocketbench engines\n  pocketbench engines --json")]
     Engines(EnginesArgs),
     /// What this device offers and lacks for measurement, and what each means for results.
     #[command(

@@ -73,7 +73,9 @@ pub enum TokenCommand {
         db: String,
     },
     /// List tokens by name.
-    #[command(after_help = "Examples:\n  pocketbench serve token list\n  pocketbench serve token list --db pocketbench-server.db")]
+    #[command(
+        after_help = "Examples:\n  pocketbench serve token list\n  pocketbench serve token list --db pocketbench-server.db"
+    )]
     List {
         /// The server's database (as `serve --db`).
         #[arg(long, default_value = server::db::DEFAULT_DB)]

@@ -77,15 +77,13 @@ pub fn select(sel: &Selector) -> Result<Box<dyn Transport>> {
                 .filter(|s| !s.is_empty())
         });
     let adb =
-        adb::Adb::select(serial.as_deref(), sel.dir.clone()).map_err(|e| {
-            match &sel.target {
-                Some(name) if sel.serial.is_none() => Error::input(format!(
-                    "device {}: neither an ssh target of {} nor an attached adb device: {e}",
-                    crate::limits::escape(name),
-                    configured_targets(&configured),
-                )),
-                _ => e,
-            }
+        adb::Adb::select(serial.as_deref(), sel.dir.clone()).map_err(|e| match &sel.target {
+            Some(name) if sel.serial.is_none() => Error::input(format!(
+                "device {}: neither an ssh target of {} nor an attached adb device: {e}",
+                crate::limits::escape(name),
+                configured_targets(&configured),
+            )),
+            _ => e,
         })?;
     Ok(Box::new(adb))
 }
