@@ -130,3 +130,22 @@ fn read_spool(path: &Path) -> Result<Vec<OpSample>> {
     }
     Ok(v)
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_trace_names_its_engine_and_options_as_flags() {
+        assert_eq!(
+            super::engine_label("sqlite", &[]),
+            "sqlite with its default options"
+        );
+        let o = [
+            ("journal_mode".to_string(), "wal".to_string()),
+            ("synchronous".to_string(), "off".to_string()),
+        ];
+        assert_eq!(
+            super::engine_label("sqlite", &o),
+            "sqlite -o journal_mode=wal -o synchronous=off"
+        );
+    }
+}
