@@ -38,7 +38,10 @@ fn an_unresolvable_database_host_is_named_with_the_cause() {
         .expect_code(2);
     assert_eq!(out.stderr_lines().len(), 1, "{}", out.stderr);
     let line = out.stderr_lines()[0];
-    assert!(line.contains("cannot connect: error connecting to server: "), "{line}");
+    assert!(
+        line.contains("cannot connect: error connecting to server: "),
+        "{line}"
+    );
     // The cause follows the driver's own words.
     assert!(
         line.len() > line.find("error connecting to server: ").unwrap() + 30,
@@ -49,7 +52,9 @@ fn an_unresolvable_database_host_is_named_with_the_cause() {
 #[test]
 fn a_target_that_is_neither_configured_nor_attached_says_where_targets_come_from() {
     let d = Devices::new();
-    let out = d.pb(&["device", "run", "pi", "--", "storage"]).expect_code(2);
+    let out = d
+        .pb(&["device", "run", "pi", "--", "storage"])
+        .expect_code(2);
     assert_eq!(out.stderr_lines().len(), 1, "{}", out.stderr);
     let config = d.path("home/.config/pocketbench/devices.toml");
     assert!(
