@@ -192,9 +192,10 @@ mod tests {
 
     #[test]
     fn small_differences_read_as_percentages_and_large_ones_as_factors() {
-        // Means 100 and 99.7: B is 0.3% lower; 100 and 200: twice as high.
+        // Means 100 and 99.7: A is 1/0.997 = 1.00301 times B, so B is 0.301% lower; 100 and
+        // 200: twice as high.
         let small = compare(&[99.0, 101.0], &[99.7, 99.7]);
-        assert!(small.starts_with("B is 0.3% ± "), "{small}");
+        assert!(small.starts_with("B is 0.301% ± "), "{small}");
         assert!(small.contains("% lower (better)"), "{small}");
         let large = compare(&[100.0, 100.0], &[200.0, 200.0]);
         assert!(large.starts_with("B is 2"), "{large}");
