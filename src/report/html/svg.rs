@@ -29,7 +29,7 @@ pub fn color(i: usize) -> &'static str {
 /// Colour `i` beyond the palette, as `#rrggbb`.
 fn generated(i: usize) -> String {
     let hue = (i as f64 * 137.508 + 20.0) % 360.0;
-    let (s, l) = if i % 2 == 0 {
+    let (s, l) = if i.is_multiple_of(2) {
         (0.65, 0.38)
     } else {
         (0.55, 0.58)
