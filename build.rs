@@ -2,7 +2,10 @@
 //! system libraries (features only), the RocksDB version pkg-config reports (its C API has no
 //! version call), compiles the small C shim over BerkeleyDB's method tables
 //! (`src/engine/berkeleydb/shim.c`, feature `berkeleydb`) and the bare SQLite loop that
-//! `benches/saturation` links (`benches/saturation/bare_loop.c`; only that bench links it).
+//! `benches/saturation` links (`benches/saturation/bare_loop.c`; only that bench links it),
+//! and the two preload libraries the binary embeds: `capture`'s statement tracer
+//! (`src/capture/preload.c`) and `durability`'s recorder of file-system calls
+//! (`src/durability/recorder.c`).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -28,6 +31,57 @@ fn main() {
     #[cfg(feature = "berkeleydb")]
     berkeleydb();
     bare_loop();
+    preload_library(
+        "src/durability/recorder.c",
+        "pocketbench_recorder.so",
+        Missing::EmbedEmpty,
+    );
+    preload_library(
+        "src/capture/preload.c",
+        "libpocketbench-capture.so",
+        Missing::FailBuild,
+    );
+}
+
+/// What to do when a preload library cannot be compiled for the target.
+#[derive(PartialEq)]
+enum Missing {
+    /// Embed an empty file: the command that needs it says it is not available in this build.
+    EmbedEmpty,
+    /// Fail the build.
+    FailBuild,
+}
+
+/// A preload library (an `LD_PRELOAD` shared object for this build's target), compiled from
+/// `source` into `OUT_DIR/name` for the binary to embed and write out when it runs: the
+/// durability recorder of file-system calls (`src/durability/recorder.c`) and `capture`'s
+/// statement tracer (`src/capture/preload.c`, which links no SQLite: it finds the program's).
+fn preload_library(source: &str, name: &str, missing: Missing) {
+    println!("cargo:rerun-if-changed={source}");
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
+    let lib = out.join(name);
+    let status = cc::Build::new()
+        .opt_level(2)
+        .pic(true)
+        .cargo_metadata(false)
+        .try_get_compiler()
+        .map_err(|e| e.to_string())
+        .and_then(|c| {
+            c.to_command()
+                .args(["-shared", "-fPIC", "-O2", "-Wall", "-o"])
+                .arg(&lib)
+                .arg(source)
+                .args(["-ldl", "-lpthread"])
+                .status()
+                .map_err(|e| e.to_string())
+        });
+    match status {
+        Ok(s) if s.success() => {}
+        _ if missing == Missing::EmbedEmpty => {
+            let _ = std::fs::write(&lib, b"");
+        }
+        other => panic!("compiling {source} failed ({other:?})"),
+    }
 }
 
 /// The bare C loop over the SQLite C API that `benches/saturation` compares pocketbench with.

@@ -132,6 +132,43 @@ pub fn submission(data: &[u8]) {
     }
 }
 
+/// A log fed through the import front end `format` (as `trace import` reads it), each
+/// statement fingerprinted as `trace stats` does; then auto-detection over the same lines.
+fn import_log(format: &str, data: &[u8]) {
+    use crate::workload::import::{self, feed, lexer, LogRecord};
+    let Some(mut f) = import::front_end(format) else {
+        return;
+    };
+    let _ = feed::feed(f.as_mut(), data, "log", |r| {
+        if let LogRecord::Statement(s) = r {
+            let _ = lexer::fingerprint(&s.sql);
+        }
+        Ok(())
+    });
+    let text = String::from_utf8_lossy(data);
+    let _ = import::detect(text.lines());
+}
+
+/// A logcat (`android-logcat`).
+pub fn import_logcat(data: &[u8]) {
+    import_log("android-logcat", data);
+}
+
+/// The sqlite3 shell's `.trace` output (`sqlite-trace`).
+pub fn import_sqlite_trace(data: &[u8]) {
+    import_log("sqlite-trace", data);
+}
+
+/// PhoneLab's `SQLite-Query-PhoneLab` lines (`phonelab`).
+pub fn import_phonelab(data: &[u8]) {
+    import_log("phonelab", data);
+}
+
+/// `dumpsys dbinfo` output (`dumpsys-dbinfo`).
+pub fn import_dumpsys(data: &[u8]) {
+    import_log("dumpsys-dbinfo", data);
+}
+
 /// A fuzz target's entry point.
 pub type Target = fn(&[u8]);
 
@@ -160,7 +197,7 @@ pub fn device_text(data: &[u8]) {
     }
 }
 
-pub const TARGETS: [(&str, Target); 10] = [
+pub const TARGETS: [(&str, Target); 14] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
@@ -171,4 +208,8 @@ pub const TARGETS: [(&str, Target); 10] = [
     ("device_text", device_text),
     ("study_plan", study_plan),
     ("submission", submission),
+    ("import_logcat", import_logcat),
+    ("import_sqlite_trace", import_sqlite_trace),
+    ("import_phonelab", import_phonelab),
+    ("import_dumpsys", import_dumpsys),
 ];

@@ -5,6 +5,7 @@
 //! and integration tests use the same code paths.
 
 pub mod bench_suites;
+pub mod capture;
 pub mod commands;
 pub mod device;
 pub mod diagnose;

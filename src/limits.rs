@@ -20,6 +20,16 @@ pub const MAX_RECORD_BYTES: u64 = 16 << 20;
 pub const MAX_SCAN_LENGTH: u32 = 1_000_000;
 /// Bytes of one SQL statement (a workload file's or a trace's).
 pub const MAX_SQL_BYTES: u64 = 1 << 20;
+/// Arguments bound to one statement (SQLite's default largest parameter number).
+pub const MAX_SQL_ARGS: u64 = 32_766;
+/// Connections of an imported trace (each replays on its own thread and connection).
+pub const MAX_CONNECTIONS: u64 = 256;
+/// Bytes of one line of an imported log.
+pub const MAX_LOG_LINE_BYTES: u64 = 4 << 20;
+/// Databases one imported log may name.
+pub const MAX_LOG_DBS: u64 = 1_000;
+/// Schema objects (tables, indexes, views, triggers) of one imported trace.
+pub const MAX_SCHEMA_OBJECTS: u64 = 100_000;
 /// Bytes of a workload file read whole (SQL file, TOML spec, .properties, PocketData JSON).
 pub const MAX_WORKLOAD_FILE_BYTES: u64 = 256 << 20;
 /// Bytes of a saved flash I/O trace (read whole).
@@ -180,27 +190,6 @@ pub fn one_line(msg: &str) -> String {
             }
         })
         .collect()
-}
-
-/// A file to be created later (`flag` names it in errors) must not be a directory and must have
-/// an existing directory to go in: checked before anything is measured.
-pub fn check_output_file(path: &Path, flag: &str) -> Result<()> {
-    if path.is_dir() {
-        return Err(Error::input(format!(
-            "{flag} {}: is a directory, not a file",
-            path.display()
-        )));
-    }
-    let parent = dir_of(path);
-    if parent.is_dir() {
-        Ok(())
-    } else {
-        Err(Error::input(format!(
-            "{flag} {}: directory {} does not exist",
-            path.display(),
-            parent.display()
-        )))
-    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ fn main() {
     let outcome = match &cli.command {
         Command::Run(args) => commands::run::main(args),
         Command::Trace(cmd) => commands::trace::main(cmd),
+        Command::Capture(args) => commands::capture::main(args),
         Command::Results(cmd) => commands::results::main(cmd),
         Command::Engines(args) => commands::engines::main(args),
         Command::Matrix(args) => commands::matrix::main(args),

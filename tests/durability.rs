@@ -7,8 +7,8 @@
 //! crash points and their results are the same for the same seed. With torn writes (a random
 //! half of the unsynced sectors survive), `OFF` corrupts the file and `FULL` still loses
 //! nothing. redb (through a crash storage backend): `durability=none` loses commits, the synced
-//! levels lose none. LMDB killed with SIGKILL mid-run keeps every acknowledged commit under
-//! each sync option (a process crash, not a power loss). The command prints the table and refuses bad flags with one line and exit
+//! levels lose none. LMDB killed with SIGKILL mid-run (`--model process-crash`) keeps every
+//! acknowledged commit under each sync option (a process crash, not a power loss). The command prints the table and refuses bad flags with one line and exit
 //! 2.
 
 mod common;
@@ -24,6 +24,9 @@ fn plan(crashes: u64) -> Plan {
         seed: 7,
         torn: false,
         replay: None,
+        replay_state: 0,
+        replay_dir: None,
+        states: 1,
         timed: false,
     }
 }
@@ -138,6 +141,8 @@ fn lmdb_killed_mid_run_keeps_every_acknowledged_commit() {
             "durability",
             "--engine",
             "lmdb",
+            "--model",
+            "process-crash",
             "--txns",
             "10",
             "--crashes",
@@ -170,6 +175,8 @@ fn lmdb_killed_mid_run_keeps_every_acknowledged_commit() {
             "durability",
             "--engine",
             "lmdb",
+            "--model",
+            "process-crash",
             "--txns",
             "10",
             "--config",

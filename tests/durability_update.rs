@@ -23,6 +23,9 @@ fn plan(acknowledged_txns: u64) -> Plan {
         seed: 3,
         torn: false,
         replay: None,
+        replay_state: 0,
+        replay_dir: None,
+        states: 1,
         timed: false,
     }
 }
@@ -175,7 +178,7 @@ fn process_crash_engines_refuse_the_update_workload() {
     .expect_code(2);
     assert!(
         out.stderr
-            .contains("--workload update: lmdb is tested by killing its process"),
+            .contains("--workload update: lmdb runs through the engine's key-value interface"),
         "{}",
         out.stderr
     );

@@ -7,9 +7,13 @@
 //! and the median of the per-round ratios.
 //!
 //! Run: `cargo bench --bench saturation [-- OPS RECORDS ROUNDS]` (defaults 200000 500 5).
+//!
+//! `cargo bench --bench saturation -- e2e [OPS ROUNDS]` (defaults 100000 5) measures the whole
+//! command instead (see [`e2e`]), at 500 and 10 000 records.
 
 #[path = "../common/mod.rs"]
 mod common;
+mod e2e;
 
 use pocketbench::engine;
 use pocketbench::run::child::{replay_with, ReplaySpec};
@@ -25,6 +29,11 @@ use std::time::Instant;
 
 fn main() {
     let args: Vec<u64> = common::numbers();
+    if std::env::args().any(|a| a == "e2e") {
+        let ops = args.first().copied().unwrap_or(100_000);
+        let rounds = args.get(1).copied().unwrap_or(5);
+        return e2e::main(ops, &[500, 10_000], rounds);
+    }
     let ops = args.first().copied().unwrap_or(200_000);
     let records = args.get(1).copied().unwrap_or(500);
     let rounds = args.get(2).copied().unwrap_or(5);
@@ -101,6 +110,7 @@ fn harness_rate(trace_path: &Path, db_dir: &Path, work: &Path, round: u64) -> f6
         report: work.join(format!("report-{round}.json")),
         observe: Default::default(),
         flash_trace: None,
+        merge_connections: false,
     };
     let mut engine = engine::open("sqlite", &[], db_dir).expect("sqlite");
     let mut reader = TraceReader::open(trace_path).expect("trace");

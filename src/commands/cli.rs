@@ -3,10 +3,10 @@
 //! `durability`'s in `durability::args`, which study plans read too).
 
 use super::{
-    compare::CompareArgs, completions::CompletionsArgs, device::DeviceCommand,
-    diagnose::DiagnoseArgs, doctor::DoctorArgs, energy::EnergyCommand, engines::EnginesArgs,
-    flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs, report::ReportArgs,
-    results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
+    capture::CaptureArgs, compare::CompareArgs, completions::CompletionsArgs,
+    device::DeviceCommand, diagnose::DiagnoseArgs, doctor::DoctorArgs, energy::EnergyCommand,
+    engines::EnginesArgs, flash::FlashCommand, flashbench::FlashbenchArgs, matrix::MatrixArgs,
+    report::ReportArgs, results::ResultsCommand, storage::StorageArgs, trace::TraceCommand,
 };
 use crate::durability::args::DurabilityArgs;
 use crate::models::args::ModelsArgs;
@@ -43,6 +43,11 @@ pub enum Command {
         after_help = "Examples:\n  pocketbench trace gen --workload ycsb-b -o b.pbt\n  pocketbench trace show b.pbt"
     )]
     Trace(TraceCommand),
+    /// Record the SQL a program runs through a shared libsqlite3, as a statement log.
+    #[command(
+        after_help = "Examples:\n  pocketbench capture -o app.jsonl -- python3 app.py\n  pocketbench trace import app.jsonl -o app.pbt\n  pocketbench run --trace app.pbt"
+    )]
+    Capture(CaptureArgs),
     /// Read back stored runs.
     #[command(
         subcommand,

@@ -4,7 +4,7 @@
 
 use crate::durability::args::DurabilityArgs;
 use crate::durability::{self, report, DurabilityRun, SUITE};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ResultExt};
 use crate::limits::escape;
 use crate::results::{store::Store, suites};
 use clap::Args;
@@ -20,10 +20,29 @@ pub struct ChildArgs {
     pub rows: u64,
     /// Engine options KEY=VALUE.
     pub options: Vec<String>,
+    /// Instead of the workload: open the crash state in DIR (the engine's recovery), check it
+    /// against this many acknowledged commits, print the finding as JSON.
+    #[arg(long, value_name = "ACKNOWLEDGED")]
+    pub check: Option<u64>,
 }
 
 pub fn child(a: &ChildArgs) -> Result<i32> {
     let options = pairs(&a.options)?;
+    if let Some(acknowledged) = a.check {
+        let r = durability::killed::check_state(
+            &a.engine,
+            &options,
+            &a.dir,
+            acknowledged,
+            a.txns,
+            a.rows,
+        );
+        println!(
+            "{}",
+            serde_json::to_string(&r).run_err("printing the finding")?
+        );
+        return Ok(0);
+    }
     durability::killed::child(&a.engine, &options, &a.dir, &a.acks, a.txns, a.rows)?;
     Ok(0)
 }

@@ -126,7 +126,7 @@ pub fn main(a: &FlashbenchArgs) -> Result<i32> {
     progress::set_quiet(a.quiet || a.json);
     for (p, flag) in [(&a.csv, "--csv"), (&a.requests_csv, "--requests-csv")] {
         if let Some(p) = p {
-            crate::limits::check_output_file(p, flag)?;
+            crate::output::target::check(p, flag)?;
         }
     }
     if let Some(id) = a.show {

@@ -3,6 +3,7 @@
 //! module outside `commands/` uses them.
 
 pub mod agent;
+pub mod capture;
 pub mod cli;
 pub mod compare;
 pub mod completions;

@@ -45,7 +45,7 @@ pub fn main(a: &ModelsArgs) -> Result<i32> {
 fn measure(a: &ModelsArgs) -> Result<ModelsRun> {
     let req = a.request()?;
     if let Some(csv) = &a.csv {
-        crate::limits::check_output_file(csv, "--csv")?;
+        crate::output::target::check(csv, "--csv")?;
     }
     let mut store = Store::open(&a.results)?;
     let mut run = models::measure(&req)?;

@@ -181,7 +181,7 @@ fn show_suite(
 fn export_run(store: &Store, id: i64, f: export::Format, output: Option<&Path>) -> Result<i32> {
     if let Some(o) = output {
         if !o.is_dir() && !o.as_os_str().to_string_lossy().ends_with('/') {
-            crate::limits::check_output_file(o, "-o")?;
+            crate::output::target::check(o, "-o")?;
         }
     }
     let filter = Filter::parse(&format!("run={id}"), "run id")?;

@@ -11,11 +11,10 @@ pub fn main(args: &RunArgs) -> Result<i32> {
     let request = args.request()?;
     let prepared = run::prepare(&request)?;
     // Open the store only now: bad input above never creates or touches it.
-    let mut store = Store::open(&args.results)?;
-    store.check_room(results::result_bytes_estimate(
-        prepared.totals.run_ops,
-        !args.no_samples,
-    ))?;
+    let mut store = Store::open_with_room(
+        &args.results,
+        results::result_bytes_estimate(prepared.totals.run_ops, !args.no_samples),
+    )?;
     let output = run::execute(&request, prepared)?;
     let summary = results::record(&output, &mut store, args.raw.as_deref(), !args.no_samples)?;
     if args.json {

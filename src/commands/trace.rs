@@ -1,8 +1,10 @@
-//! `pocketbench trace gen` and `pocketbench trace show`.
+//! `pocketbench trace gen`, `trace show` and `trace import`.
 
 use crate::error::Result;
 use crate::run::args::WorkloadArgs;
 use crate::workload::delay::{self, DelayModel};
+use crate::workload::import::convert::{ArgsMode, Dangling, Rules};
+use crate::workload::import::pipeline::{self, ImportRequest};
 use crate::workload::{resolve, trace};
 use clap::Subcommand;
 use serde::Serialize;
@@ -25,6 +27,11 @@ pub enum TraceCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Import an app's statement log as a replayable trace (docs/import.md).
+    #[command(
+        after_help = "Examples:\n  pocketbench capture -o app.jsonl -- python3 app.py\n  pocketbench trace import app.jsonl -o app.pbt\n  pocketbench trace import --format jsonl --args inline --merge-connections app.jsonl -o app-v1.pbt"
+    )]
+    Import(ImportArgs),
     /// Print a trace: header, totals, operation mix, delays, first operations.
     #[command(
         after_help = "Examples:\n  pocketbench trace show c.pbt\n  pocketbench trace show c.pbt --limit 20 --json"
@@ -41,8 +48,61 @@ pub enum TraceCommand {
     },
 }
 
+/// `trace import`'s flags.
+#[derive(clap::Args, Debug)]
+pub struct ImportArgs {
+    /// The statement log to import.
+    file: PathBuf,
+    /// Output trace.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// Log format: auto (detect), or one of the front ends (jsonl, …).
+    #[arg(long, default_value = "auto")]
+    format: String,
+    /// Arguments as typed bound values (trace version 2) or written into the SQL as literals.
+    #[arg(long, value_enum, default_value = "bind")]
+    args: ArgsMode,
+    /// A transaction cut by the window or the end of the log: commit, roll back or drop it.
+    #[arg(long, value_enum, default_value = "commit")]
+    dangling: Dangling,
+    /// The database to import (as the log names it); default: the busiest.
+    #[arg(long)]
+    db: Option<String>,
+    /// Replay every statement on one connection, in start order.
+    #[arg(long)]
+    merge_connections: bool,
+    /// Keep statements starting in FROM..TO after the log's first statement (e.g. 10s..70s).
+    #[arg(long)]
+    window: Option<String>,
+    /// Cut every gap between two statements' starts above this (e.g. 5s).
+    #[arg(long)]
+    max_gap: Option<String>,
+    /// Replay this many times faster (offsets, delays and durations divided by it).
+    #[arg(long, default_value_t = 1.0)]
+    speed: f64,
+    /// The schema as a .sql file, created in the load phase.
+    #[arg(long, conflicts_with = "schema_from")]
+    schema: Option<PathBuf>,
+    /// The schema of an app's SQLite database file.
+    #[arg(long)]
+    schema_from: Option<PathBuf>,
+    /// Load every row of an app's SQLite database file in the load phase.
+    #[arg(long)]
+    data_from: Option<PathBuf>,
+    /// Run the trace once on an in-memory SQLite and list what fails.
+    #[arg(long)]
+    check: bool,
+    /// With --check: leave out the statements that failed.
+    #[arg(long, requires = "check")]
+    drop_failing: bool,
+    /// Print the output as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
 pub fn main(cmd: &TraceCommand) -> Result<i32> {
     match cmd {
+        TraceCommand::Import(a) => import(a),
         TraceCommand::Gen {
             workload,
             output,
@@ -75,6 +135,7 @@ struct Generated<'a> {
 }
 
 fn generate(args: &WorkloadArgs, output: &Path, json: bool) -> Result<i32> {
+    crate::output::target::check(output, "-o")?;
     let workload = resolve::resolve(&args.workload, &args.overrides()?, args.seed)?;
     let delay = match args.delay()? {
         Some(d) => d,
@@ -121,6 +182,102 @@ fn generate(args: &WorkloadArgs, output: &Path, json: bool) -> Result<i32> {
             g.digest,
             rate / 1e6
         );
+    }
+    Ok(0)
+}
+
+fn import(a: &ImportArgs) -> Result<i32> {
+    use crate::output::units::parse_duration;
+    let window = match &a.window {
+        None => None,
+        Some(w) => {
+            let (from, to) = w.split_once("..").ok_or_else(|| {
+                crate::error::Error::input(format!(
+                    "--window {}: expected FROM..TO (e.g. 10s..70s)",
+                    crate::limits::escape(w)
+                ))
+            })?;
+            let (from, to) = (
+                parse_duration(from, "--window")?,
+                parse_duration(to, "--window")?,
+            );
+            if to <= from {
+                return Err(crate::error::Error::input(format!(
+                    "--window {}: TO must be after FROM",
+                    crate::limits::escape(w)
+                )));
+            }
+            Some((from, to))
+        }
+    };
+    let req = ImportRequest {
+        input: a.file.clone(),
+        output: a.output.clone(),
+        format: a.format.clone(),
+        db: a.db.clone(),
+        rules: Rules {
+            args: a.args,
+            dangling: a.dangling,
+            merge_connections: a.merge_connections,
+            window,
+            max_gap_ns: a
+                .max_gap
+                .as_deref()
+                .map(|g| parse_duration(g, "--max-gap"))
+                .transpose()?,
+            speed: a.speed,
+        },
+        schema_file: a.schema.clone(),
+        schema_from: a.schema_from.clone(),
+        data_from: a.data_from.clone(),
+        check: a.check,
+        drop_failing: a.drop_failing,
+    };
+    let r = pipeline::import(&req)?;
+    if a.json {
+        super::print_json(&r)?;
+        return Ok(0);
+    }
+    println!(
+        "wrote {}: {} log lines as {} ({} skipped), database {}, {} load + {} run statements on {} connection(s), schema: {}, format v{}, digest {}",
+        r.file.display(),
+        r.lines,
+        r.format,
+        r.skipped_lines,
+        crate::limits::escape(&r.db),
+        r.load_ops,
+        r.run_ops,
+        r.connections,
+        r.schema,
+        r.version,
+        r.digest
+    );
+    for (db, n) in &r.other_dbs {
+        println!(
+            "other database {} ({n} statements): --db to import it",
+            crate::limits::escape(db)
+        );
+    }
+    for (why, n) in &r.dropped {
+        println!("dropped {n}: {why}");
+    }
+    if !r.settings.is_empty() {
+        let s: Vec<String> = r.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!("the app set {} (not replayed)", s.join(", "));
+        println!(
+            "as the app ran: pocketbench run --trace {} {}",
+            r.file.display(),
+            r.engine_options.join(" ")
+        );
+    }
+    if a.check {
+        println!(
+            "check: {} statement(s) failed on an in-memory SQLite",
+            r.check_failed
+        );
+        for m in &r.check_failures {
+            println!("  {m}");
+        }
     }
     Ok(0)
 }

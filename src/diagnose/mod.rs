@@ -151,6 +151,7 @@ fn run_one(
         pacing: Pacing::Think,
         seed: 1,
         warm: false,
+        merge_connections: false,
         drop_caches: false,
         data_dir: None,
         measure_overhead: false,

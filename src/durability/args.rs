@@ -3,7 +3,9 @@
 //! command and by studies (`suite = "durability"` in a plan), which read these flags by
 //! introspection, so a flag added here is an axis from then on.
 
+use super::fsrec::model::Model;
 use super::killed::Config as KilledConfig;
+use super::recorded::Config as RecordedConfig;
 use super::redb::Config as RedbConfig;
 use super::{sqlite::Config, Plan, Subject, Workload, PRELOAD};
 use crate::error::{Error, Result};
@@ -57,6 +59,36 @@ fn option_values(engine: &str, key: &str) -> Result<&'static [&'static str]> {
     }
 }
 
+/// How the failure is simulated (`--model`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailureModel {
+    /// SQLite's crash VFS or redb's crash backend, in-process (the default for those two).
+    Vfs,
+    /// The workload process killed with SIGKILL: crash consistency, not power loss.
+    ProcessCrash,
+    /// Power loss from a recording of the file-system calls: only synced data and entries
+    /// synced by a directory fsync survive (the default for the other engines).
+    Strict,
+    /// Power loss on ext4 with data=ordered (journal order, auto_da_alloc).
+    Ext4Ordered,
+    /// Power loss on F2FS with fsync_mode=posix (Android's default).
+    F2fsPosix,
+    /// Power loss on F2FS with fsync_mode=strict.
+    F2fsStrict,
+}
+
+impl FailureModel {
+    fn recorded(self) -> Option<Model> {
+        match self {
+            FailureModel::Vfs | FailureModel::ProcessCrash => None,
+            FailureModel::Strict => Some(Model::Strict),
+            FailureModel::Ext4Ordered => Some(Model::Ext4Ordered),
+            FailureModel::F2fsPosix => Some(Model::F2fsPosix),
+            FailureModel::F2fsStrict => Some(Model::F2fsStrict),
+        }
+    }
+}
+
 fn engine_name(e: DurabilityEngine) -> &'static str {
     match e {
         DurabilityEngine::Sqlite => "sqlite",
@@ -71,6 +103,7 @@ fn engine_name(e: DurabilityEngine) -> &'static str {
 const MAX_CRASHES: u64 = 100_000;
 const MAX_TXNS: u64 = 10_000;
 const MAX_ROWS: u32 = 1_000;
+const MAX_STATES: u64 = 1_000;
 
 #[derive(Args, Debug)]
 pub struct DurabilityArgs {
@@ -102,12 +135,27 @@ pub struct DurabilityArgs {
     /// Seed of the crash points and, with --torn, of the sectors that survive.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// How the failure is simulated: vfs (SQLite, redb: in-process, the default for them),
+    /// process-crash, or power loss from a recording of the file-system calls under a
+    /// persistence model: strict (the default for the other engines), ext4-ordered,
+    /// f2fs-posix, f2fs-strict.
+    #[arg(long, value_enum)]
+    pub model: Option<FailureModel>,
+    /// Crash states per crash point under a recorded model, at most: every state when the
+    /// model allows no more, else this many drawn from the seed (at most 1 000).
+    #[arg(long, default_value_t = 4)]
+    pub states: u64,
+    /// With --replay-crash under a recorded model: also write the crash state as this
+    /// directory, to open by hand.
+    #[arg(long, value_name = "DIR")]
+    pub replay_dir: Option<PathBuf>,
     /// Torn writes: a random half of the unsynced 512-byte sectors survive the failure
     /// (default: none do).
     #[arg(long)]
     pub torn: bool,
-    /// Replay one power failure: the seed and crash point a finding printed.
-    #[arg(long, value_name = "SEED:POINT")]
+    /// Replay one power failure: the seed, crash point and (recorded models) state a
+    /// finding printed.
+    #[arg(long, value_name = "SEED:POINT[/STATE]")]
     pub replay_crash: Option<String>,
     /// Do not time the workload on the real device.
     #[arg(long)]
@@ -147,7 +195,11 @@ fn values(key: &str, text: &str, allowed: &[&str]) -> Result<Vec<String>> {
 }
 
 /// The configurations to run, in order.
-fn configs(engine: DurabilityEngine, pairs: &[String]) -> Result<Vec<Box<dyn Subject>>> {
+fn configs(
+    engine: DurabilityEngine,
+    pairs: &[String],
+    model: FailureModel,
+) -> Result<Vec<Box<dyn Subject>>> {
     let name = engine_name(engine);
     let keys: Vec<(&str, &[&str])> = swept(engine)
         .iter()
@@ -184,6 +236,31 @@ fn configs(engine: DurabilityEngine, pairs: &[String]) -> Result<Vec<Box<dyn Sub
         };
         chosen[i] = values(keys[i].0, v, keys[i].1)?;
     }
+    if model != FailureModel::Vfs {
+        let mut combos: Vec<Vec<(String, String)>> = vec![vec![]];
+        for (i, (key, _)) in keys.iter().enumerate() {
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    chosen[i].iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.push((key.to_string(), v.clone()));
+                        c
+                    })
+                })
+                .collect();
+        }
+        return Ok(combos
+            .into_iter()
+            .map(|options| match model.recorded() {
+                Some(m) => Box::new(RecordedConfig::new(name, options, m)) as Box<dyn Subject>,
+                None => Box::new(KilledConfig {
+                    engine: name,
+                    options,
+                }),
+            })
+            .collect());
+    }
     Ok(match engine {
         DurabilityEngine::Sqlite => chosen[0]
             .iter()
@@ -204,15 +281,15 @@ fn configs(engine: DurabilityEngine, pairs: &[String]) -> Result<Vec<Box<dyn Sub
                 }) as Box<dyn Subject>
             })
             .collect(),
-        _ => chosen[0]
-            .iter()
-            .map(|v| {
-                Box::new(KilledConfig {
-                    engine: name,
-                    options: vec![(keys[0].0.to_string(), v.clone())],
-                }) as Box<dyn Subject>
-            })
-            .collect(),
+        _ => unreachable!("engines other than sqlite and redb have no in-process model"),
+    })
+}
+
+/// The failure model asked for, or the engine's default.
+fn model(a: &DurabilityArgs) -> FailureModel {
+    a.model.unwrap_or(match a.engine {
+        DurabilityEngine::Sqlite | DurabilityEngine::Redb => FailureModel::Vfs,
+        _ => FailureModel::Strict,
     })
 }
 
@@ -232,30 +309,47 @@ fn plan(a: &DurabilityArgs) -> Result<Plan> {
     let (seed, replay) = match &a.replay_crash {
         None => (a.seed, None),
         Some(text) => {
-            let parsed = text
-                .split_once(':')
-                .and_then(|(s, p)| Some((s.trim().parse().ok()?, p.trim().parse().ok()?)))
-                .filter(|&(_, p): &(u64, u64)| p >= 1);
-            let Some((seed, point)) = parsed else {
+            let parsed = text.split_once(':').and_then(|(s, p)| {
+                let (p, state) = p.split_once('/').unwrap_or((p, "0"));
+                Some((
+                    s.trim().parse().ok()?,
+                    p.trim().parse().ok()?,
+                    state.trim().parse().ok()?,
+                ))
+            });
+            let Some((seed, point, state)) = parsed.filter(|&(_, p, _): &(u64, u64, u64)| p >= 1)
+            else {
                 return Err(Error::input(format!(
-                    "--replay-crash {}: expected SEED:POINT (POINT from 1)",
+                    "--replay-crash {}: expected SEED:POINT[/STATE] (POINT from 1)",
                     escape(text)
                 )));
             };
-            (seed, Some(point))
+            (seed, Some((point, state)))
         }
     };
     let max_rows = match a.workload {
         Workload::Append => MAX_ROWS,
         Workload::Update => PRELOAD as u32,
     };
-    if a.workload == Workload::Update
-        && !matches!(a.engine, DurabilityEngine::Sqlite | DurabilityEngine::Redb)
-    {
+    if a.workload == Workload::Update && model(a) != FailureModel::Vfs {
         return Err(Error::input(format!(
-            "--workload update: {} is tested by killing its process, where every engine commit is one record: that model runs the append workload only (update: --engine sqlite or redb)",
+            "--workload update: {} runs through the engine's key-value interface, where every engine commit is one record: that runs the append workload only (update: --engine sqlite or redb with --model vfs)",
             engine_name(a.engine)
         )));
+    }
+    if a.engine == DurabilityEngine::Sqlite
+        && model(a) != FailureModel::Vfs
+        && a.rows_per_txn > PRELOAD as u32
+    {
+        return Err(Error::input(format!(
+            "--rows-per-txn {}: SQLite through the key-value interface has {PRELOAD} columns (at most {PRELOAD} rows per transaction)",
+            a.rows_per_txn
+        )));
+    }
+    if a.replay_dir.is_some() && (replay.is_none() || model(a).recorded().is_none()) {
+        return Err(Error::input(
+            "--replay-dir: needs --replay-crash and a recorded model (strict, ext4-ordered, f2fs-posix, f2fs-strict)",
+        ));
     }
     Ok(Plan {
         crashes: bounded("--crashes", a.crashes, 1, MAX_CRASHES)?,
@@ -264,7 +358,10 @@ fn plan(a: &DurabilityArgs) -> Result<Plan> {
         workload: a.workload,
         seed,
         torn: a.torn,
-        replay,
+        replay: replay.map(|(p, _)| p),
+        replay_state: replay.map_or(0, |(_, s)| s),
+        replay_dir: a.replay_dir.clone(),
+        states: bounded("--states", a.states, 1, MAX_STATES)?,
         timed: !a.no_speed && replay.is_none(),
     })
 }
@@ -280,7 +377,19 @@ pub struct Request {
 impl DurabilityArgs {
     /// Check every flag and build the request. Nothing is created or measured.
     pub fn request(&self) -> Result<Request> {
-        let configs = configs(self.engine, &self.config)?;
+        let m = model(self);
+        if m == FailureModel::Vfs
+            && !matches!(
+                self.engine,
+                DurabilityEngine::Sqlite | DurabilityEngine::Redb
+            )
+        {
+            return Err(Error::input(format!(
+                "--model vfs: only sqlite and redb run in-process ({} takes process-crash or a recorded model)",
+                engine_name(self.engine)
+            )));
+        }
+        let configs = configs(self.engine, &self.config, m)?;
         let plan = plan(self)?;
         let parent = self.dir.clone().unwrap_or_else(std::env::temp_dir);
         if !parent.is_dir() {

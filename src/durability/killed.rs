@@ -32,12 +32,16 @@ pub struct Config {
     pub options: Vec<(String, String)>,
 }
 
-const BASE: &str = "base";
-const WORK: &str = "work";
+pub(crate) const BASE: &str = "base";
+pub(crate) const WORK: &str = "work";
 
+/// Records of [`PRELOAD`] fields: engines with a column per field (SQLite) need them all, so
+/// shorter records are padded with empty fields (a payload is never empty), dropped again
+/// when read back.
 fn model() -> KeyValueModel {
     KeyValueModel {
         hashed: false,
+        field_count: PRELOAD as u16,
         ..KeyValueModel::default()
     }
 }
@@ -45,7 +49,15 @@ fn model() -> KeyValueModel {
 fn insert(e: &mut dyn Engine, txn: u64, parts: u64) -> std::result::Result<(), String> {
     let mut key = Vec::new();
     model().key_text(txn, &mut key);
-    let values: Vec<Vec<u8>> = (0..parts).map(|p| payload(txn, p)).collect();
+    let values: Vec<Vec<u8>> = (0..parts.max(PRELOAD))
+        .map(|p| {
+            if p < parts {
+                payload(txn, p)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
     let op = Op::Insert {
         key: txn,
         seed: txn,
@@ -70,6 +82,9 @@ pub fn child(
     rows: u64,
 ) -> Result<()> {
     let mut e = engine::open(engine_name, options, dir)?;
+    // The engines that prepare statements for the key-value model (SQLite) need the schema
+    // declared again; it exists, so nothing is written.
+    e.create_schema(&DataModel::KeyValue(model()))?;
     let mut log = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
@@ -82,7 +97,7 @@ pub fn child(
     Ok(())
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     let _ = std::fs::remove_dir_all(to);
     std::fs::create_dir_all(to).run_err(format!("creating {}", to.display()))?;
     for entry in std::fs::read_dir(from).run_err(format!("reading {}", from.display()))? {
@@ -99,9 +114,15 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
 }
 
 impl Config {
-    /// Start the workload on a fresh copy; kill it after `delay` (never, with `None`); the
-    /// copy's directory.
-    fn run_child(&self, dir: &Path, plan: &Plan, delay: Option<Duration>) -> Result<PathBuf> {
+    /// Start the workload on a fresh copy, with `env` added to its environment; kill it
+    /// after `delay` (never, with `None`); the copy's directory.
+    pub(crate) fn run_child(
+        &self,
+        dir: &Path,
+        plan: &Plan,
+        delay: Option<Duration>,
+        env: &[(&str, std::ffi::OsString)],
+    ) -> Result<PathBuf> {
         let work = dir.join(WORK);
         copy_dir(&dir.join(BASE), &work)?;
         let acks = dir.join(ACKS);
@@ -114,6 +135,9 @@ impl Config {
             .arg(&acks)
             .arg(plan.txns.to_string())
             .arg(plan.rows_per_txn.to_string());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         for (k, v) in &self.options {
             cmd.arg(format!("{k}={v}"));
         }
@@ -172,12 +196,12 @@ impl Subject for Config {
     /// The run time to completion, in microseconds: the crash points are moments in it.
     fn count_events(&self, dir: &Path, plan: &Plan) -> Result<u64> {
         let t0 = mono_ns();
-        self.run_child(dir, plan, None)?;
+        self.run_child(dir, plan, None, &[])?;
         Ok((mono_ns() - t0) / 1000)
     }
 
-    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64) -> Result<PointResult> {
-        let work = self.run_child(dir, plan, Some(Duration::from_micros(point)))?;
+    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64, _state: u64) -> Result<PointResult> {
+        let work = self.run_child(dir, plan, Some(Duration::from_micros(point)), &[])?;
         let acknowledged = read_acks(&dir.join(ACKS))?;
         let mut r = PointResult {
             point,
@@ -188,16 +212,7 @@ impl Subject for Config {
         let t0 = mono_ns();
         let opened = engine::open(self.engine, &self.options, &work);
         r.recovery_ns = mono_ns() - t0;
-        match opened {
-            Ok(mut e) => match read_back(e.as_mut(), acknowledged + 2) {
-                Ok(rows) => {
-                    let newest = rows.keys().next_back().copied().unwrap_or(0);
-                    judge(&mut r, &rows, Ok(newest), plan);
-                }
-                Err(e) => r.integrity = Some(format!("reading the data: {e}")),
-            },
-            Err(e) => r.integrity = Some(format!("recovery failed: {e}")),
-        }
+        check(opened, &mut r, plan);
         Ok(r)
     }
 
@@ -211,25 +226,82 @@ impl Subject for Config {
     }
 }
 
-/// Records 0..=`upto` as found (absent ones left out).
-fn read_back(e: &mut dyn Engine, upto: u64) -> std::result::Result<ByTxn, String> {
+/// The checking side of a crash state (`__durability-child --check`, a process of its own
+/// because an engine may die on a damaged file, LMDB with SIGBUS): open `dir` with the
+/// engine's recovery and judge it against `acknowledged` commits of `txns`.
+pub fn check_state(
+    engine_name: &str,
+    options: &[(String, String)],
+    dir: &Path,
+    acknowledged: u64,
+    txns: u64,
+    rows: u64,
+) -> PointResult {
+    let plan = Plan {
+        crashes: 1,
+        txns,
+        rows_per_txn: rows as u32,
+        workload: super::Workload::Append,
+        seed: 0,
+        torn: false,
+        replay: None,
+        replay_state: 0,
+        replay_dir: None,
+        states: 1,
+        timed: false,
+    };
+    let mut r = PointResult {
+        acknowledged,
+        in_flight: (acknowledged < txns).then_some(acknowledged + 1),
+        ..PointResult::default()
+    };
+    let t0 = mono_ns();
+    let opened = engine::open(engine_name, options, dir).and_then(|mut e| {
+        e.create_schema(&DataModel::KeyValue(model()))?;
+        Ok(e)
+    });
+    r.recovery_ns = mono_ns() - t0;
+    check(opened, &mut r, &plan);
+    r
+}
+
+/// Judge what the engine, opened after the crash (`opened`), holds. A record that cannot be
+/// read is an integrity failure, and the commits lost are still counted from the rest.
+pub(crate) fn check(opened: Result<Box<dyn Engine>>, r: &mut PointResult, plan: &Plan) {
+    match opened {
+        Ok(mut e) => {
+            let rows = read_back(e.as_mut(), r.acknowledged + 2, &mut r.integrity);
+            let newest = rows.keys().next_back().copied().unwrap_or(0);
+            judge(r, &rows, Ok(newest), plan);
+        }
+        Err(e) => r.integrity = Some(format!("recovery failed: {e}")),
+    }
+}
+
+/// Records 0..=`upto` as found (absent ones left out); the first read error in `problem`.
+fn read_back(e: &mut dyn Engine, upto: u64, problem: &mut Option<String>) -> ByTxn {
     let mut rows = ByTxn::new();
     let mut key = Vec::new();
     for txn in 0..=upto {
         model().key_text(txn, &mut key);
-        e.execute(&Request {
+        let read = e.execute(&Request {
             op: &Op::Read { key: txn },
             key: &key,
             values: &[],
             keep_read: true,
-        })?;
+        });
+        if let Err(err) = read {
+            problem.get_or_insert(format!("reading record {txn}: {err}"));
+            continue;
+        }
         if let LastRead::Record(record) = e.last_read() {
             let parts = kv::fields(record)
                 .enumerate()
+                .filter(|(_, f)| !f.is_empty())
                 .map(|(i, f)| (i as u64, f.to_vec()))
                 .collect();
             rows.insert(txn, parts);
         }
     }
-    Ok(rows)
+    rows
 }

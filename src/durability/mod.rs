@@ -9,7 +9,9 @@
 
 pub mod args;
 pub mod crash_vfs;
+pub mod fsrec;
 pub mod killed;
+pub mod recorded;
 pub mod redb;
 pub mod report;
 pub mod sqlite;
@@ -87,8 +89,13 @@ pub trait Subject {
     fn prepare(&self, dir: &Path) -> Result<()>;
     /// I/O events of the whole workload when the power never fails.
     fn count_events(&self, dir: &Path, plan: &Plan) -> Result<u64>;
-    /// Fail the power at event `point` (`events + 1`: after the workload), recover, check.
-    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64) -> Result<PointResult>;
+    /// The crash states tried at `point` (models that allow more than one outcome).
+    fn states(&self, _plan: &Plan, _point: u64) -> u64 {
+        1
+    }
+    /// Fail the power at event `point` (`events + 1`: after the workload), leaving crash
+    /// state `state` of [`Subject::states`], recover, check.
+    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64, state: u64) -> Result<PointResult>;
     /// Transactions per second on the real device (real syncs).
     fn speed(&self, dir: &Path, plan: &Plan) -> Result<f64>;
 }
@@ -275,8 +282,14 @@ pub struct Plan {
     pub seed: u64,
     /// Keep a random half of the unsynced sectors at the failure instead of none.
     pub torn: bool,
-    /// Only this crash point (`--replay-crash SEED:POINT`).
+    /// Only this crash point (`--replay-crash SEED:POINT[/STATE]`).
     pub replay: Option<u64>,
+    /// The crash state replayed at that point (0 unless the model allows several).
+    pub replay_state: u64,
+    /// Write the replayed crash state here as a directory (`--replay-dir`).
+    pub replay_dir: Option<std::path::PathBuf>,
+    /// Crash states per crash point, at most, where the persistence model allows several.
+    pub states: u64,
     /// Also time the workload on the real device.
     pub timed: bool,
 }
@@ -286,6 +299,12 @@ pub struct Plan {
 pub struct PointResult {
     /// The I/O event at which the power failed (1 = the first write, truncate, sync or delete).
     pub point: u64,
+    /// Which of the crash states the model allows at that point (0: the first).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub state: u64,
+    /// With `--replay-crash` under a recorded model: every call the failure lost or tore.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<String>,
     /// Transactions acknowledged before the failure (1..=this).
     pub acknowledged: u64,
     /// The transaction whose COMMIT had not returned.
@@ -344,10 +363,10 @@ impl PointResult {
     }
 }
 
-/// The flags that replay crash point `point` of `subject` alone, with the same workload:
+/// The flags that replay crash point `at` of `subject` alone, with the same workload:
 /// `--engine sqlite --config journal_mode=wal --config synchronous=off --replay-crash 1:29`
 /// (and `--torn`, `--workload update`, `--txns`, `--rows-per-txn` when not the defaults).
-pub fn replay_command(subject: &dyn Subject, plan: &Plan, point: u64) -> String {
+pub fn replay_command(subject: &dyn Subject, plan: &Plan, at: &PointResult) -> String {
     let mut f = vec![format!("--engine {}", subject.engine())];
     for (k, v) in subject.config() {
         f.push(format!("--config {k}={v}"));
@@ -364,8 +383,18 @@ pub fn replay_command(subject: &dyn Subject, plan: &Plan, point: u64) -> String 
     if plan.torn {
         f.push("--torn".into());
     }
-    f.push(format!("--replay-crash {}:{point}", plan.seed));
+    // A process crash's point may carry the state it was taken in (`POINT/STATE`).
+    let state = if at.state > 0 {
+        format!("/{}", at.state)
+    } else {
+        String::new()
+    };
+    f.push(format!("--replay-crash {}:{}{state}", plan.seed, at.point));
     f.join(" ")
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Everything found for one configuration.
@@ -450,7 +479,13 @@ pub fn run_config(
     let points = points(events, plan);
     let mut results = Vec::with_capacity(points.len());
     for (i, &p) in points.iter().enumerate() {
-        results.push(subject.crash_at(dir, plan, p)?);
+        let states = match plan.replay {
+            Some(_) => plan.replay_state..plan.replay_state + 1,
+            None => 0..subject.states(plan, p),
+        };
+        for state in states {
+            results.push(subject.crash_at(dir, plan, p, state)?);
+        }
         progress(i as u64 + 1, points.len() as u64);
     }
     let txns_per_s = if plan.timed {
@@ -485,7 +520,7 @@ pub fn run_config(
         first_finding: results
             .iter()
             .find(|r| r.failed())
-            .map(|r| r.text(&replay_command(subject, plan, r.point))),
+            .map(|r| r.text(&replay_command(subject, plan, r))),
         findings,
     })
 }

@@ -277,7 +277,7 @@ impl Subject for Config {
         Ok(device.events.load(Ordering::Relaxed))
     }
 
-    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64) -> Result<PointResult> {
+    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64, _state: u64) -> Result<PointResult> {
         let db = fresh_copy(dir)?;
         let device = Arc::new(Device {
             crash_at: point.max(1),

@@ -207,7 +207,7 @@ impl Subject for Config {
         super::time_transactions(plan, |txn| transaction(&conn, plan, txn).run_err(what))
     }
 
-    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64) -> Result<PointResult> {
+    fn crash_at(&self, dir: &Path, plan: &Plan, point: u64, _state: u64) -> Result<PointResult> {
         let db = fresh_copy(dir)?;
         let disk = Disk::new(point).ok_or_else(|| Error::failed("SQLite has no default VFS"))?;
         let before = run_until_failure(&db, dir, &disk, self, plan)?;

@@ -221,7 +221,7 @@ impl<S: KvStore> Engine for KvEngine<S> {
                 self.read(req.key)?;
                 self.update(req, *field, true)?
             }
-            Op::Sql { .. } => {
+            Op::Sql { .. } | Op::SqlArgs { .. } => {
                 return Err(format!("{} is a key-value engine: no SQL", self.info.name))
             }
         };

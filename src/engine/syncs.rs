@@ -60,8 +60,31 @@ fn is_dir(fd: c_int) -> bool {
     unsafe { libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFDIR }
 }
 
+/// The hook of `durability`'s file-system recorder (`pocketbench_rec_sync`), when it is
+/// preloaded: this binary's own `fsync` and `fdatasync` shadow the recorder's, so they tell it
+/// of each sync. It records the sync and returns 1 when the recording run needs no real one.
+fn recorder_hook() -> Option<unsafe extern "C" fn(c_int) -> c_int> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static HOOK: AtomicUsize = AtomicUsize::new(0);
+    let mut h = HOOK.load(Ordering::Relaxed);
+    if h == 0 {
+        // SAFETY: dlsym with a NUL-terminated name; the result is a function of that type or
+        // null.
+        let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"pocketbench_rec_sync".as_ptr()) };
+        h = if p.is_null() { 1 } else { p as usize };
+        HOOK.store(h, Ordering::Relaxed);
+    }
+    // SAFETY: `h` is the address of the recorder's `int pocketbench_rec_sync(int)`.
+    (h > 1)
+        .then(|| unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(c_int) -> c_int>(h) })
+}
+
 /// A sync system call on `fd`, counted; `fsync` says which call it is.
 fn sync_call(fd: c_int, fsync: bool) -> c_int {
+    // SAFETY: the recorder's hook takes any descriptor.
+    if recorder_hook().is_some_and(|hook| unsafe { hook(fd) } == 1) {
+        return 0;
+    }
     let dir = is_dir(fd);
     let nr = if fsync {
         libc::SYS_fsync

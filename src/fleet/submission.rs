@@ -189,18 +189,36 @@ pub fn check(s: &Submission) -> Result<(), Refusal> {
                 format!("{} bytes is longer than {MAX_FIELD_BYTES}", value.len()),
             ));
         }
+        no_nul(field, value)?;
     }
     let Some(obj) = s.result.as_object() else {
         return Err(refuse("result", "expected a JSON object (a stored result)"));
     };
+    match obj.get("created_at") {
+        None => {}
+        Some(serde_json::Value::String(v)) => no_nul("result.created_at", v)?,
+        Some(_) => return Err(refuse("result.created_at", "expected a string")),
+    }
     match obj.get("tool_version") {
-        Some(serde_json::Value::String(v)) if v.starts_with("pocketbench ") => Ok(()),
+        Some(serde_json::Value::String(v)) if v.starts_with("pocketbench ") => {
+            no_nul("result.tool_version", v)
+        }
         Some(_) => Err(refuse(
             "result.tool_version",
             "expected \"pocketbench VERSION\"",
         )),
         None => Err(refuse("result.tool_version", "missing")),
     }
+}
+
+/// Text the server keeps in a column of its own must hold no NUL character: PostgreSQL's text
+/// cannot, and SQLite is held to the same rule so that both answer alike (other characters,
+/// any Unicode, are kept as sent).
+pub fn no_nul(field: &str, value: &str) -> Result<(), Refusal> {
+    if value.contains('\0') {
+        return Err(refuse(field, "must not contain a NUL character (\\u0000)"));
+    }
+    Ok(())
 }
 
 /// The submission's content hash: SHA-256 of its kind and its result written with object keys
@@ -282,6 +300,30 @@ mod tests {
         );
         let e = parse(&body(r#"{"model":"X","colour":"red"}"#, ok_result)).unwrap_err();
         assert!(e.message.contains("unknown field"), "{e}");
+        let e = parse(&body(r#"{"model":"X\u0000Y"}"#, ok_result)).unwrap_err();
+        assert_eq!(e.field, "device.model");
+        let e = parse(&body(
+            r#"{"model":"X","storage":{"file_system":"f2\u0000"}}"#,
+            ok_result,
+        ))
+        .unwrap_err();
+        assert_eq!(e.field, "device.storage.file_system");
+        let nul_version = r#"{"tool_version":"pocketbench \u0000"}"#;
+        assert_eq!(
+            parse(&body(r#"{"model":"X"}"#, nul_version))
+                .unwrap_err()
+                .field,
+            "result.tool_version"
+        );
+        let bad_date = r#"{"tool_version":"pocketbench 0.1.0","created_at":5}"#;
+        assert_eq!(
+            parse(&body(r#"{"model":"X"}"#, bad_date))
+                .unwrap_err()
+                .field,
+            "result.created_at"
+        );
+        // Any other Unicode is kept.
+        assert!(parse(&body(r#"{"model":"Ωmega 📱 \u0007"}"#, ok_result)).is_ok());
     }
 
     #[test]

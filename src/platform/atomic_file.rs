@@ -1,22 +1,40 @@
 //! Files that appear whole or not at all: written under `NAME.partial` next to their final
 //! path and renamed into place on commit. Dropped without commit, the partial file is removed,
-//! so a failed command never leaves half a trace or half an export behind. [`AtomicCsv`] is
-//! the same for CSV files, written with the `csv` crate.
+//! so a failed command never leaves half a trace or half an export behind. A character device
+//! or a FIFO (`/dev/null`, `/dev/stdout`, a pipe) is written into directly and never replaced;
+//! anything else that is not a file is refused (the rule is `output::target`'s). [`AtomicCsv`]
+//! is the same for CSV files, written with the `csv` crate.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::output::target::Target;
+
 pub struct AtomicFile {
     out: BufWriter<File>,
-    /// Removes the partial file if a signal ends the process first.
-    _cleanup: super::cleanup::Guard,
+    /// Removes the partial file if a signal ends the process first (none for a stream).
+    _cleanup: Option<super::cleanup::Guard>,
+    /// The partial file; empty once committed, or for a stream.
     temp: PathBuf,
     path: PathBuf,
 }
 
 impl AtomicFile {
     pub fn create(path: &Path) -> std::io::Result<Self> {
+        match crate::output::target::kind(path) {
+            Err(what) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, what)),
+            Ok(Target::Stream) => {
+                let file = std::fs::OpenOptions::new().write(true).open(path)?;
+                return Ok(AtomicFile {
+                    _cleanup: None,
+                    out: BufWriter::with_capacity(256 * 1024, file),
+                    temp: PathBuf::new(),
+                    path: path.to_path_buf(),
+                });
+            }
+            Ok(Target::File) => {}
+        }
         let mut name = path
             .file_name()
             .map(|n| n.to_os_string())
@@ -26,7 +44,7 @@ impl AtomicFile {
         let (file, cleanup) =
             super::cleanup::Guard::create(|| Ok((File::create(&temp)?, temp.clone())))?;
         Ok(AtomicFile {
-            _cleanup: cleanup,
+            _cleanup: Some(cleanup),
             out: BufWriter::with_capacity(256 * 1024, file),
             temp,
             path: path.to_path_buf(),
@@ -41,9 +59,12 @@ impl AtomicFile {
         &mut self.out
     }
 
-    /// Flush, sync to storage, and move the file into place.
+    /// Flush, sync to storage, and move the file into place (a stream is only flushed).
     pub fn commit(mut self) -> std::io::Result<()> {
         self.out.flush()?;
+        if self.temp.as_os_str().is_empty() {
+            return Ok(());
+        }
         self.out.get_ref().sync_all()?;
         std::fs::rename(&self.temp, &self.path)?;
         self.temp = PathBuf::new();

@@ -85,13 +85,13 @@ pub fn check_output(format: Format, output: &Path) -> Result<()> {
         return if output.is_dir() {
             Ok(())
         } else {
-            crate::limits::check_output_file(output, "-o")
+            crate::output::target::check(output, "-o").map(drop)
         };
     }
     if format.is_directory() {
-        if output.is_file() {
+        if output.exists() && !output.is_dir() {
             return Err(Error::input(format!(
-                "-o {}: is a file; --format {} writes one file per figure into a directory",
+                "-o {}: is not a directory; --format {} writes one file per figure into a directory",
                 output.display(),
                 if format == Format::Png { "png" } else { "svg" }
             )));
@@ -100,16 +100,10 @@ pub fn check_output(format: Format, output: &Path) -> Result<()> {
         return if output.is_dir() {
             Ok(())
         } else {
-            crate::limits::check_output_file(output, "-o")
+            crate::output::target::check(output, "-o").map(drop)
         };
     }
-    if output.is_dir() {
-        return Err(Error::input(format!(
-            "-o {}: is a directory",
-            output.display()
-        )));
-    }
-    crate::limits::check_output_file(output, "-o")
+    crate::output::target::check(output, "-o").map(drop)
 }
 
 pub fn write(req: &Request<'_>) -> Result<Written> {

@@ -238,6 +238,13 @@ fn engine_lines(o: &mut String, s: &RunSummary) {
         let label = if i == 0 { "engine" } else { "" };
         let _ = writeln!(o, "{label:<10} {}", chunk.join("; "));
     }
+    for (c, r) in &s.connections {
+        let _ = writeln!(
+            o,
+            "connection {c}: {} statements, {} errors ({} busy), latency p50 {:.1} µs p99 {:.1} µs max {:.1} µs, start lag p99 {:.1} µs",
+            r.ops, r.errors, r.busy, r.latency.p50, r.latency.p99, r.latency.max, r.lag.p99
+        );
+    }
 }
 
 fn footer(o: &mut String, s: &RunSummary, store: Option<&str>) {

@@ -18,6 +18,10 @@ pub const SCHEMA_VERSION: i64 = 2;
 /// the result is spooled instead (override: `POCKETBENCH_STORE_WAIT_S`).
 pub const DEFAULT_WAIT_S: u64 = 120;
 
+/// Free bytes a store's file system must have before it is opened for writing (room for the
+/// schema, the WAL and its shared memory).
+pub const MIN_ROOM: u64 = 1 << 20;
+
 /// What the store is opened for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -47,6 +51,9 @@ pub fn open(path: &Path, access: Access) -> Result<(Connection, bool)> {
     }
     if access == Access::Write {
         check_writable(path, exists)?;
+        // Before SQLite creates anything (the file, `-wal`, `-shm`): a full file system is
+        // named as such, and a refused store leaves nothing behind.
+        check_room(path, MIN_ROOM)?;
     }
     let flags = if access == Access::Read && !writable(path) {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX

@@ -50,11 +50,21 @@ pub fn record_with(
     keep_samples: bool,
     also: impl FnOnce(&store::RunWriter<'_>) -> Result<()>,
 ) -> Result<RunSummary> {
-    // A finished run the store cannot take goes to a spool file beside it.
+    spool::test_fill();
+    // A finished run the store cannot take goes to a spool file, or at last to stdout.
     write_run(out, store, raw_csv, keep_samples, also).map_err(|e| {
-        spool::keep(store.path(), e, "run", |s| {
-            write_run(out, s, raw_csv, keep_samples, |_| Ok(()))
-        })
+        spool::keep(
+            store.path(),
+            e,
+            "run",
+            |s| write_run(out, s, raw_csv, keep_samples, |_| Ok(())),
+            || {
+                // The summary, built in memory (the samples are not part of it).
+                let mut mem = Store::open(Path::new(":memory:"))?;
+                let s = write_run(out, &mut mem, None, false, |_| Ok(()))?;
+                serde_json::to_value(s).run_err("run summary")
+            },
+        )
     })
 }
 

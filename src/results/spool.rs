@@ -8,9 +8,15 @@ use crate::error::{Error, Result, ResultExt};
 use rusqlite::params;
 use std::path::{Path, PathBuf};
 
-/// Where a run that `store` could not take is spooled: beside it, named after it, the time
-/// and this process; the temporary directory when the store's directory is not writable.
+/// Where a run that `store` could not take is spooled first: beside it, named after it, the
+/// time and this process; the temporary directory when the store's directory is not writable.
 pub fn path_for(store: &Path) -> PathBuf {
+    places(store).remove(0)
+}
+
+/// Every place a spool file for `store` is tried, in order: beside the store (when its
+/// directory is writable), the temporary directory (`$TMPDIR`), the home directory (`$HOME`).
+pub fn places(store: &Path) -> Vec<PathBuf> {
     let name = store.file_name().map_or_else(
         || "pocketbench.db".into(),
         |n| n.to_string_lossy().into_owned(),
@@ -21,11 +27,16 @@ pub fn path_for(store: &Path) -> PathBuf {
         std::process::id()
     );
     let dir = crate::limits::dir_of(store);
+    let mut dirs = Vec::new();
     if dir.is_dir() && super::guard::writable(dir) {
-        dir.join(stamp)
-    } else {
-        std::env::temp_dir().join(stamp)
+        dirs.push(dir.to_path_buf());
     }
+    dirs.push(std::env::temp_dir());
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        dirs.push(PathBuf::from(home));
+    }
+    dirs.dedup();
+    dirs.into_iter().map(|d| d.join(&stamp)).collect()
 }
 
 /// Open a new spool store at `path`, marked so that `import` removes it once imported.
@@ -39,22 +50,67 @@ pub fn create(path: &Path) -> Result<Store> {
 }
 
 /// The store at `store` failed with `e` to take a finished run: write the run with `write`
-/// into a new spool file beside it instead. The returned error (a run failure) says where the
-/// run was kept and how to bring it in, or that keeping it failed too.
+/// into a new spool file instead, beside the store, else in `$TMPDIR`, else in `$HOME` (a
+/// place that fails keeps no file). When every place fails, the whole result (`whole`) is
+/// printed as JSON on stdout. The returned error (a run failure) says where the run was kept
+/// and how to bring it in, or that it was printed.
 pub fn keep<T>(
     store: &Path,
     e: Error,
     what: &str,
-    write: impl FnOnce(&mut Store) -> Result<T>,
+    mut write: impl FnMut(&mut Store) -> Result<T>,
+    whole: impl FnOnce() -> Result<serde_json::Value>,
 ) -> Error {
-    let path = path_for(store);
-    let p = path.display();
-    match create(&path).and_then(|mut s| write(&mut s)) {
-        Ok(_) => Error::failed(format!(
-            "{e}; the finished {what} was kept in {p}: bring it into the store with `pocketbench results import {p} --results {}`",
-            store.display()
+    let mut failures = Vec::new();
+    for path in places(store) {
+        let p = path.display();
+        match create(&path).and_then(|mut s| write(&mut s)) {
+            Ok(_) => {
+                return Error::failed(format!(
+                    "{e}; the finished {what} was kept in {p}: bring it into the store with `pocketbench results import {p} --results {}`",
+                    store.display()
+                ))
+            }
+            Err(e2) => {
+                remove_store_files(&path);
+                failures.push(format!("{p}: {e2}"));
+            }
+        }
+    }
+    let tried = failures.join("; ");
+    match whole().and_then(|v| {
+        let text = serde_json::to_string_pretty(&v).run_err("result as JSON")?;
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{text}")
+            .and_then(|()| out.flush())
+            .run_err("stdout")
+    }) {
+        Ok(()) => Error::failed(format!(
+            "{e}; no spool file could be written either ({tried}); the whole {what} is printed as JSON on stdout instead"
         )),
-        Err(e2) => Error::failed(format!("{e}; keeping the {what} in a spool file failed too: {e2}")),
+        Err(e3) => Error::failed(format!(
+            "{e}; no spool file could be written either ({tried}), and printing the {what} failed: {e3}"
+        )),
+    }
+}
+
+/// A test hook for a disk that fills during a run: when `POCKETBENCH_TEST_FILL` names
+/// directories (separated by `:`), the file systems holding them are filled (a file
+/// `.pocketbench-fill` in each) just before a finished result is stored.
+pub fn test_fill() {
+    let Some(dirs) = std::env::var_os("POCKETBENCH_TEST_FILL") else {
+        return;
+    };
+    for dir in std::env::split_paths(&dirs).filter(|d| !d.as_os_str().is_empty()) {
+        if let Ok(mut f) = std::fs::File::create(dir.join(".pocketbench-fill")) {
+            use std::io::Write;
+            let block = vec![0u8; 64 << 10];
+            while f.write_all(&block).is_ok() {}
+            let small = [0u8; 512];
+            while f.write_all(&small).is_ok() {}
+            let _ = f.sync_all();
+        }
     }
 }
 
@@ -169,7 +225,7 @@ pub(super) fn copy_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<IdMap
 }
 
 /// Remove a store file and its WAL and shared-memory files; true when the store is gone.
-fn remove_store_files(path: &Path) -> bool {
+pub(super) fn remove_store_files(path: &Path) -> bool {
     let gone = std::fs::remove_file(path).is_ok();
     for ext in ["-wal", "-shm", "-journal"] {
         let mut p = path.as_os_str().to_owned();

@@ -101,6 +101,22 @@ impl Store {
     /// [`guard::open`]: an unusable, foreign, newer or corrupt store is a bad-input error
     /// naming `--results`, found before anything is measured.
     pub fn open(path: &Path) -> Result<Self> {
+        let existed = path.exists() || path == Path::new(":memory:");
+        Self::create(path).inspect_err(|_| {
+            if !existed {
+                super::spool::remove_store_files(path);
+            }
+        })
+    }
+
+    /// [`Store::open`], refused first (creating nothing) when the store's file system cannot
+    /// hold `bytes` more.
+    pub fn open_with_room(path: &Path, bytes: u64) -> Result<Self> {
+        guard::check_room(path, bytes)?;
+        Self::open(path)
+    }
+
+    fn create(path: &Path) -> Result<Self> {
         let (conn, needs_schema) = guard::open(path, Access::Write)?;
         if needs_schema {
             let tx = guard::begin_write(&conn)?;

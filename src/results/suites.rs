@@ -29,10 +29,23 @@ pub fn save_with(
     series: &[(String, Vec<u64>)],
     also: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
 ) -> Result<i64> {
+    super::spool::test_fill();
     save_in(store, suite, created_at, summary, series, also).map_err(|e| {
-        super::spool::keep(store.path(), e, &format!("{suite} run"), |s| {
-            save_in(s, suite, created_at, summary, series, |_, _| Ok(()))
-        })
+        super::spool::keep(
+            store.path(),
+            e,
+            &format!("{suite} run"),
+            |s| save_in(s, suite, created_at, summary, series, |_, _| Ok(())),
+            || {
+                let series: serde_json::Map<_, _> = series
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.as_slice().into()))
+                    .collect();
+                Ok(serde_json::json!({
+                    "kind": suite, "created_at": created_at, "summary": summary, "series": series,
+                }))
+            },
+        )
     })
 }
 

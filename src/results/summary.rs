@@ -93,6 +93,10 @@ pub struct RunSummary {
     /// the run.
     #[serde(default)]
     pub engine_stats: BTreeMap<String, crate::engine::StatChange>,
+    /// An imported trace replayed with its connections kept: each connection's statements,
+    /// errors, lock waits given up, latency and lag behind its recorded schedule.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub connections: BTreeMap<String, crate::run::connections::ConnectionReport>,
     /// The device the run was measured on when it came back through `pocketbench device run`
     /// or `device pull` (model, SoC, ABI, kernel, OS, root, storage: `device list`'s facts);
     /// absent for runs measured where they are stored.
@@ -245,6 +249,7 @@ pub fn build(
         flash: out.flash.clone(),
         verification: r.verification,
         engine_stats: r.engine_stats.clone(),
+        connections: r.connections.clone(),
         device: None,
         thermal: out.platform.thermal.clone(),
     }

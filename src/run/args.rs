@@ -6,7 +6,7 @@ use super::{pacer::Pacing, RunRequest, WorkloadChoice};
 use crate::engine::options::parse_pair;
 use crate::error::{Error, Result};
 use crate::flash::config::ModelConfig;
-use crate::limits::check_output_file;
+use crate::output::target::check as check_output_file;
 use crate::platform::cpufreq::request::GovernorRequest;
 use crate::platform::session::PlatformRequest;
 use crate::run::flash_hook::FlashRequest;
@@ -73,6 +73,10 @@ pub struct RunArgs {
     /// Replay in the loading process without evicting the page cache.
     #[arg(long)]
     pub warm: bool,
+    /// An imported trace's connections replayed as one stream on one connection, in start
+    /// order (default: each connection on its own thread and connection).
+    #[arg(long)]
+    pub merge_connections: bool,
     /// The JVM engines (h2, bdb-je, sqlite-jdbc): cold runs a fresh JVM with no warm-up, as an
     /// app starts; warm first runs the run phase once untimed (rolled back), like a JMH warm-up.
     #[arg(long, value_enum, default_value_t = crate::run::jvm::JvmMode::Cold)]
@@ -172,6 +176,7 @@ impl RunArgs {
             pacing,
             seed: self.workload.seed,
             warm: self.warm,
+            merge_connections: self.merge_connections,
             drop_caches: self.drop_caches,
             data_dir: self.dir.clone(),
             measure_overhead: !self.no_overhead,

@@ -31,6 +31,9 @@ pub struct ReplaySpec {
     /// Delay model overriding the trace's delays.
     pub delay: Option<String>,
     pub seed: u64,
+    /// Replay an imported trace's connections as one stream.
+    #[serde(default)]
+    pub merge_connections: bool,
     pub spool: PathBuf,
     pub report: PathBuf,
     /// Frequency and energy to observe beside the replay.
@@ -79,6 +82,9 @@ pub struct ReplayReport {
     /// parent that started it.
     #[serde(default)]
     pub runner: Option<String>,
+    /// An imported trace replayed with its connections kept: what each connection did.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub connections: BTreeMap<String, super::connections::ConnectionReport>,
 }
 
 /// The time and I/O of a phase of the replay that belongs to no operation.
@@ -170,13 +176,25 @@ pub fn replay_with(
     let mut sink = SpoolSink(BufWriter::with_capacity(1 << 20, file));
     // SAFETY: gettid has no arguments.
     let observer = Observer::start(&spec.observe, unsafe { libc::gettid() });
-    let totals = replay(
-        engine,
-        reader,
-        spec.pacing,
-        Delays::new(delay.as_ref(), spec.seed),
-        &mut sink,
-    )?;
+    let connections = reader.header().import.as_ref().map_or(1, |i| i.connections);
+    let mut by_connection = BTreeMap::new();
+    let totals = if reader.version() >= crate::workload::trace::VERSION_2
+        && connections > 1
+        && !spec.merge_connections
+    {
+        let open = || engine::open(&spec.engine, &spec.options, &spec.data_dir);
+        let (totals, conns) = super::connections::replay(reader, connections, &open, &mut sink)?;
+        by_connection = conns;
+        totals
+    } else {
+        replay(
+            engine,
+            reader,
+            spec.pacing,
+            Delays::new(delay.as_ref(), spec.seed),
+            &mut sink,
+        )?
+    };
     let observation = observer.finish();
     sink.0.flush().run_err("writing samples")?;
     let mut report = report(
@@ -187,6 +205,7 @@ pub fn replay_with(
         timer_slack_ns,
     );
     report.observation = Some(observation);
+    report.connections = by_connection;
     Ok(report)
 }
 
@@ -217,6 +236,7 @@ fn report(
         engine_stats: t.engine_stats,
         phases: BTreeMap::new(),
         runner: None,
+        connections: BTreeMap::new(),
     }
 }
 

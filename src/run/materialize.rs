@@ -30,7 +30,7 @@ impl Materializer {
     /// Build the request for `op`; only the fields the operation writes are generated.
     pub fn request<'a>(&'a mut self, op: &'a Op) -> Request<'a> {
         if let Some(m) = &self.model {
-            if !matches!(op, Op::Sql { .. }) {
+            if !matches!(op, Op::Sql { .. } | Op::SqlArgs { .. }) {
                 m.key_text(op.key(), &mut self.key);
             }
             let len = m.field_length as usize;

@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod child;
+pub mod connections;
 pub mod flash_hook;
 pub mod jvm;
 pub mod load;
@@ -48,6 +49,8 @@ pub struct RunRequest {
     pub seed: u64,
     /// Replay in the loading process without evicting anything.
     pub warm: bool,
+    /// Replay an imported trace's connections as one stream (`--merge-connections`).
+    pub merge_connections: bool,
     /// Also drop the whole page cache (root only).
     pub drop_caches: bool,
     /// Keep the database here instead of a temporary directory.
@@ -207,6 +210,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         pacing: req.pacing,
         delay: replay_delay.as_ref().map(ToString::to_string),
         seed: req.seed,
+        merge_connections: req.merge_connections,
         spool: workdir.path().join("samples.spool"),
         report: workdir.path().join("replay.json"),
         observe: Default::default(),

@@ -62,6 +62,16 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
             return r;
         }
     }
+    if post && !rq.is_json() {
+        return Reply::error(
+            415,
+            Some("Content-Type"),
+            format!(
+                "{}: expected application/json",
+                crate::limits::escape(rq.content_type.as_deref().unwrap_or("none"))
+            ),
+        );
+    }
     let r = match (seg, get, post) {
         (["healthz"], true, _) => health(state),
         (["api", "v1", "results"], _, true) => submit(state, rq),
@@ -108,9 +118,10 @@ fn health(state: &State) -> Result<Reply, Reply> {
 fn submit(state: &State, rq: &Req) -> Result<Reply, Reply> {
     let who = state.authorise(rq)?;
     state.spend(&who)?;
-    let s =
-        submission::parse(&rq.body).map_err(|e| Reply::error(400, Some(&e.field), e.message))?;
-    let stored = results::insert(&state.db, &s, &who, now_ms()).map_err(db_error)?;
+    let refused = |e: submission::Refusal| Reply::error(400, Some(&e.field), e.message);
+    let s = submission::parse(&rq.body).map_err(refused)?;
+    let metrics = categories::extract(&s.kind, &s.result).map_err(refused)?;
+    let stored = results::insert(&state.db, &s, &metrics, &who, now_ms()).map_err(db_error)?;
     Ok(Reply::json(if stored.created { 201 } else { 200 }, &stored))
 }
 
@@ -232,6 +243,10 @@ fn claim(state: &State, rq: &Req) -> Result<Reply, Reply> {
             format!("expected 1 to {} bytes", work::MAX_CLASS),
         ));
     }
+    for (field, text) in [("agent", &c.agent), ("class", &c.class)] {
+        submission::no_nul(field, text)
+            .map_err(|e| Reply::error(400, Some(&e.field), e.message))?;
+    }
     if c.class.len() > work::MAX_CLASS {
         return Err(Reply::error(
             400,
@@ -264,6 +279,8 @@ struct CompleteRequest {
 fn complete(state: &State, rq: &Req) -> Result<Reply, Reply> {
     state.authorise(rq)?;
     let c: CompleteRequest = body(rq)?;
+    submission::no_nul("agent", &c.agent)
+        .map_err(|e| Reply::error(400, Some(&e.field), e.message))?;
     match work::complete(&state.db, c.cell, &c.agent, c.result_id, now_ms()).map_err(|e| match e {
         crate::error::Error::Input(m) => Reply::error(400, Some("result_id"), m),
         other => db_error(other),

@@ -10,6 +10,10 @@
 //!   `WORKLOAD.p95` (µs, lower is better).
 //!
 //! Other kinds (`flashbench`, `durability`, `models`) are stored and shown but not ranked.
+//!
+//! Every ranked figure a submission carries must be a finite number inside its unit's physical
+//! range ([`range`]: above 0 and at most a ceiling no phone or board reaches), else the whole
+//! submission is refused naming the figure's JSON path ([`extract`]).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -20,6 +24,22 @@ pub struct Category {
     pub title: String,
     pub unit: &'static str,
     pub higher_is_better: bool,
+    /// The largest value accepted (values must also be above 0).
+    pub max: f64,
+}
+
+/// The largest accepted value of a figure in `unit`: 100 000 MiB/s (100 GB/s, past any
+/// storage bus), 100 million IOPS, 10 million SQLite transactions/s, 100 million operations/s,
+/// and latencies up to an hour (3.6·10⁹ µs). Every unit's smallest accepted value is just above 0.
+pub fn range(unit: &str) -> f64 {
+    match unit {
+        "MiB/s" => 1e5,
+        "IOPS" => 1e8,
+        "TPS" => 1e7,
+        "ops/s" => 1e8,
+        "µs" => 3.6e9,
+        _ => 0.0,
+    }
 }
 
 fn cat(id: &str, title: &str, unit: &'static str, higher: bool) -> Category {
@@ -28,6 +48,7 @@ fn cat(id: &str, title: &str, unit: &'static str, higher: bool) -> Category {
         title: title.to_string(),
         unit,
         higher_is_better: higher,
+        max: range(unit),
     }
 }
 
@@ -79,16 +100,62 @@ pub fn find(id: &str) -> Option<&'static Category> {
     all().iter().find(|c| c.id == id)
 }
 
-/// The (category, value) pairs a result of `kind` contributes. Values that are not finite
-/// positive numbers are left out.
-pub fn extract(kind: &str, result: &Value) -> Vec<(String, f64)> {
-    let mut out = match kind {
+/// A ranked figure that is not a number in its range: the JSON path and what is wrong.
+pub type Refusal = crate::fleet::submission::Refusal;
+
+/// The (category, value) pairs a result of `kind` contributes, or the first figure that is not
+/// a finite number inside its category's range, named by its JSON path
+/// (`result.files[0].mib_s.mean`).
+pub fn extract(kind: &str, result: &Value) -> Result<Vec<(String, f64)>, Refusal> {
+    let found = match kind {
         "storage" => storage(result),
         "run" => run(result),
         _ => Vec::new(),
     };
-    out.retain(|(_, v)| v.is_finite() && *v > 0.0);
-    out
+    let mut out = Vec::with_capacity(found.len());
+    for (id, path, v) in found {
+        let field = format!("result{path}");
+        let refuse = |message: String| Refusal {
+            field: field.clone(),
+            message,
+        };
+        let c = find(&id).ok_or_else(|| refuse(format!("no category {id}")))?;
+        let Some(x) = v.as_f64() else {
+            return Err(refuse(format!(
+                "expected a number ({} for {id}), found {}",
+                c.unit,
+                kind_of(v)
+            )));
+        };
+        if !(x.is_finite() && x > 0.0 && x <= c.max) {
+            return Err(refuse(format!(
+                "{x} {} is outside {id}'s range (above 0, at most {})",
+                c.unit, c.max
+            )));
+        }
+        out.push((id, x));
+    }
+    Ok(out)
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A figure found: its category, its JSON path below `result`, its value as submitted.
+type Found<'a> = (String, String, &'a Value);
+
+/// The value at `path` and its JSON path text (`.a.b`).
+fn at<'a>(v: &'a Value, path: &[&str]) -> Option<(String, &'a Value)> {
+    let found = path.iter().try_fold(v, |v, k| v.get(k))?;
+    Some((path.iter().map(|k| format!(".{k}")).collect(), found))
 }
 
 fn num(v: &Value, path: &[&str]) -> Option<f64> {
@@ -99,55 +166,53 @@ fn text<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     path.iter().try_fold(v, |v, k| v.get(k))?.as_str()
 }
 
-fn storage(r: &Value) -> Vec<(String, f64)> {
+fn storage(r: &Value) -> Vec<Found<'_>> {
     let mut out = Vec::new();
     let files = r.get("files").and_then(Value::as_array);
     for pattern in ["seq-read", "seq-write", "rand-read", "rand-write"] {
-        let candidates: Vec<&Value> = files
+        let candidates: Vec<(usize, &Value)> = files
             .into_iter()
             .flatten()
-            .filter(|f| {
+            .enumerate()
+            .filter(|(_, f)| {
                 text(f, &["test", "pattern"]) == Some(pattern)
                     && num(f, &["test", "threads"]).is_none_or(|t| t == 1.0)
             })
             .collect();
         let chosen = candidates
             .iter()
-            .find(|f| text(f, &["test", "mode"]) == Some("direct"))
+            .find(|(_, f)| text(f, &["test", "mode"]) == Some("direct"))
             .or(candidates.first());
         let metric = if pattern.starts_with("seq") {
             "mib_s"
         } else {
             "iops"
         };
-        if let Some(v) = chosen.and_then(|f| num(f, &[metric, "mean"])) {
-            out.push((pattern.to_string(), v));
+        if let Some((i, (path, v))) = chosen.and_then(|(i, f)| Some((i, at(f, &[metric, "mean"])?)))
+        {
+            out.push((pattern.to_string(), format!(".files[{i}]{path}"), v));
         }
     }
-    for t in r
-        .get("sqlite")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    let tests = r.get("sqlite").and_then(Value::as_array);
+    for (i, t) in tests.into_iter().flatten().enumerate() {
         let suite = match text(t, &["suite"]) {
             Some("androbench") => "sqlite",
             Some("mobibench") => "mobibench",
             _ => continue,
         };
-        if let (Some(phase @ ("insert" | "update" | "delete")), Some(tps)) =
-            (text(t, &["phase"]), num(t, &["tps", "mean"]))
+        if let (Some(phase @ ("insert" | "update" | "delete")), Some((path, tps))) =
+            (text(t, &["phase"]), at(t, &["tps", "mean"]))
         {
             let id = format!("{suite}-{phase}");
-            if !out.iter().any(|(c, _)| *c == id) {
-                out.push((id, tps));
+            if !out.iter().any(|(c, _, _)| *c == id) {
+                out.push((id, format!(".sqlite[{i}]{path}"), tps));
             }
         }
     }
     out
 }
 
-fn run(r: &Value) -> Vec<(String, f64)> {
+fn run(r: &Value) -> Vec<Found<'_>> {
     let workload = text(r, &["workload", "name"]).unwrap_or("");
     let builtin = text(r, &["workload", "source"]) == Some("builtin")
         && crate::workload::resolve::builtin_names().contains(&workload);
@@ -163,11 +228,11 @@ fn run(r: &Value) -> Vec<(String, f64)> {
         return Vec::new();
     }
     let mut out = Vec::new();
-    if let Some(v) = num(r, &["throughput_ops_per_s"]) {
-        out.push((format!("{workload}.ops"), v));
+    if let Some((path, v)) = at(r, &["throughput_ops_per_s"]) {
+        out.push((format!("{workload}.ops"), path, v));
     }
-    if let Some(v) = num(r, &["latency_us", "all", "p95"]) {
-        out.push((format!("{workload}.p95"), v));
+    if let Some((path, v)) = at(r, &["latency_us", "all", "p95"]) {
+        out.push((format!("{workload}.p95"), path, v));
     }
     out
 }
@@ -188,7 +253,7 @@ mod tests {
           "sqlite": [{"suite": "androbench", "phase": "insert", "tps": {"mean": 700.0}},
                      {"suite": "mobibench", "phase": "delete", "tps": {"mean": 650.0}}]});
         assert_eq!(
-            extract("storage", &r),
+            extract("storage", &r).unwrap(),
             vec![
                 ("seq-read".to_string(), 80.0),
                 ("rand-write".to_string(), 1500.0),
@@ -204,7 +269,7 @@ mod tests {
             "engine": {"name": "sqlite"}, "pacing": "think", "delay": "lognormal:6.67ms",
             "throughput_ops_per_s": 140.5, "latency_us": {"all": {"p95": 332.0}}});
         assert_eq!(
-            extract("run", &r),
+            extract("run", &r).unwrap(),
             vec![
                 ("ycsb-c.ops".to_string(), 140.5),
                 ("ycsb-c.p95".to_string(), 332.0)
@@ -212,13 +277,47 @@ mod tests {
         );
         let mut zero = r.clone();
         zero["delay"] = json!("zero");
-        assert!(extract("run", &zero).is_empty());
+        assert!(extract("run", &zero).unwrap().is_empty());
         let mut lmdb = r.clone();
         lmdb["engine"]["name"] = json!("lmdb");
-        assert!(extract("run", &lmdb).is_empty());
+        assert!(extract("run", &lmdb).unwrap().is_empty());
         let mut file = r;
         file["workload"]["source"] = json!("file");
-        assert!(extract("run", &file).is_empty());
+        assert!(extract("run", &file).unwrap().is_empty());
+    }
+
+    #[test]
+    fn figures_outside_their_range_or_of_the_wrong_type_are_refused_by_path() {
+        let file = |v: Value| {
+            json!({"files": [
+            {"test": {"pattern": "seq-write", "mode": "direct", "threads": 1}, "mib_s": {"mean": 5.0}},
+            {"test": {"pattern": "seq-read", "mode": "direct", "threads": 1}, "mib_s": {"mean": v}}]})
+        };
+        for bad in [
+            json!(1e308),
+            json!(0),
+            json!(-50),
+            json!("fast"),
+            json!(null),
+            json!(100_001.0),
+        ] {
+            let e = extract("storage", &file(bad.clone())).unwrap_err();
+            assert_eq!(e.field, "result.files[1].mib_s.mean", "{bad}: {e}");
+        }
+        assert_eq!(
+            extract("storage", &file(json!(100_000))).unwrap()[0],
+            ("seq-read".to_string(), 100_000.0)
+        );
+        let e = extract(
+            "storage",
+            &json!({"sqlite": [{"suite": "androbench", "phase": "insert",
+            "tps": {"mean": 1e7 + 1.0}}]}),
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "result.sqlite[0].tps.mean");
+        for c in all() {
+            assert!(c.max > 0.0, "{}: no range", c.id);
+        }
     }
 
     #[test]

@@ -119,9 +119,11 @@ fn groups<'a>(
         .collect()
 }
 
-/// The analyses of one category's points.
+/// The analyses of one category's points. Clusters are looked for among the points the 3σ rule
+/// keeps (as the model's ranked mean is); the file systems and the series show every point.
 pub fn view(category: &str, stats: Ranked, points: &[Point]) -> CategoryView {
-    let mut sorted: Vec<&Point> = points.iter().collect();
+    let keep = stats::within_three_sigma(&points.iter().map(|p| p.value).collect::<Vec<_>>());
+    let mut sorted: Vec<&Point> = points.iter().filter(|p| keep(p.value)).collect();
     sorted.sort_by(|a, b| a.value.total_cmp(&b.value));
     let values: Vec<f64> = sorted.iter().map(|p| p.value).collect();
     let clusters: Vec<ExplainedCluster> = stats::clusters(&values)
@@ -191,8 +193,45 @@ pub fn device(db: &Db, model: &str) -> Result<Vec<CategoryView>> {
 
 #[cfg(test)]
 mod tests {
-    //! Two eMMC vendors in one model: two clusters, told apart by the storage model only.
+    //! Two eMMC vendors in one model: two clusters, told apart by the storage model only, with
+    //! or without one wild value beside them.
     use super::*;
+
+    fn point(i: i64, value: f64, storage_model: &str) -> Point {
+        Point {
+            result_id: i,
+            submitted_at: i,
+            value,
+            storage_model: storage_model.into(),
+            file_system: "ext4".into(),
+            os: "Android 2.3".into(),
+            kernel: "2.6.35".into(),
+        }
+    }
+
+    #[test]
+    fn one_outlier_does_not_merge_two_clusters() {
+        // 10 × 13 and 10 × 18 beside one 1000: mean 1310/21 = 62.4, squared deviations
+        // 10·49.4² + 10·44.4² + 937.6² = 923 211, sd √(923 211/20) = 214.8; 1000 is 937.6 from
+        // the mean, past 3σ = 644.5: dropped before clustering. Kept in, it stretches the range
+        // to 987, and the 5-wide gap between the vendors is under a tenth of it.
+        let mut pts: Vec<Point> = (0..10).map(|i| point(i, 13.0, "MAG4F")).collect();
+        pts.extend((10..20).map(|i| point(i, 18.0, "KLM8G")));
+        pts.push(point(20, 1000.0, "KLM8G"));
+        let stats = Ranked {
+            model: "GT-I9000".into(),
+            mean: 15.5,
+            stddev: 2.5,
+            kept: 20,
+            total: 21,
+            first_seen: 0,
+        };
+        let v = view("seq-read", stats, &pts);
+        let sizes: Vec<usize> = v.clusters.iter().map(|c| c.results).collect();
+        assert_eq!(sizes, [10, 10]);
+        assert_eq!(v.distinguished_by, vec!["storage model"]);
+        assert_eq!(v.series.len(), 21);
+    }
 
     #[test]
     fn clusters_are_explained_by_the_attribute_that_differs() {

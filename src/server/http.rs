@@ -16,12 +16,23 @@ pub struct Req {
     pub query: BTreeMap<String, String>,
     /// The `Authorization: Bearer …` token.
     pub token: Option<String>,
+    /// The `Content-Type` header.
+    pub content_type: Option<String>,
     pub body: Vec<u8>,
 }
 
 impl Req {
     pub fn segments(&self) -> Vec<&str> {
         self.path.iter().map(String::as_str).collect()
+    }
+
+    /// Whether the body is declared JSON (`application/json`, with or without parameters).
+    pub fn is_json(&self) -> bool {
+        self.content_type.as_deref().is_some_and(|t| {
+            t.split(';')
+                .next()
+                .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+        })
     }
 
     pub fn param(&self, key: &str) -> Option<&str> {
@@ -96,6 +107,11 @@ pub fn read(rq: &mut tiny_http::Request, max_body: u64) -> Result<Req, BodyError
         .find(|h| h.field.equiv("Authorization"))
         .and_then(|h| h.value.as_str().strip_prefix("Bearer "))
         .map(|t| t.trim().to_string());
+    let content_type = rq
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv("Content-Type"))
+        .map(|h| h.value.as_str().to_string());
     if rq.body_length().is_some_and(|n| n as u64 > max_body) {
         return Err(BodyError::TooLarge);
     }
@@ -112,6 +128,7 @@ pub fn read(rq: &mut tiny_http::Request, max_body: u64) -> Result<Req, BodyError
         path,
         query,
         token,
+        content_type,
         body,
     })
 }

@@ -102,6 +102,18 @@ pub fn top(db: &Db, cat: &Category, min_results: i64, limit: i64) -> Result<Vec<
     Ok(rows.iter().map(ranked).collect())
 }
 
+/// How many models of `cat` have at least `min_results` kept results (all of them ranked, not
+/// just the top [`TOP`]).
+pub fn count(db: &Db, cat: &Category, min_results: i64) -> Result<i64> {
+    refresh(db, &cat.id)?;
+    let n = super::db::scalar(
+        &mut **db.read()?,
+        "SELECT COUNT(*) FROM model_stats WHERE category = $1 AND kept >= $2",
+        &[cat.id.as_str().into(), min_results.into()],
+    )?;
+    Ok(n.unwrap_or(0))
+}
+
 /// Every model with results in `category`, by first-seen date (the model's age on the
 /// server, which stands for its release date as AndroBench's trend figures used it).
 pub fn by_first_seen(db: &Db, category: &str) -> Result<Vec<Ranked>> {

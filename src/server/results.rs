@@ -2,7 +2,6 @@
 //! its category values and the per-model statistics marked stale, in one transaction), listing
 //! and reading them back.
 
-use super::categories;
 use super::db::{transaction, Db, Row, Value};
 use crate::error::Result;
 use crate::fleet::submission::{content_hash, Submission};
@@ -19,10 +18,17 @@ pub struct Stored {
     pub created: bool,
 }
 
-/// Store `s`, submitted by token `submitter` at `now_ms` (Unix milliseconds).
-pub fn insert(db: &Db, s: &Submission, submitter: &str, now_ms: i64) -> Result<Stored> {
+/// Store `s` (checked by [`crate::fleet::submission::parse`]) with its ranked figures
+/// `metrics` (checked by [`super::categories::extract`]), submitted by token `submitter` at
+/// `now_ms` (Unix milliseconds).
+pub fn insert(
+    db: &Db,
+    s: &Submission,
+    metrics: &[(String, f64)],
+    submitter: &str,
+    now_ms: i64,
+) -> Result<Stored> {
     let hash = content_hash(&s.kind, &s.result);
-    let metrics = categories::extract(&s.kind, &s.result);
     let device = serde_json::to_string(&s.device).unwrap_or_default();
     let result = serde_json::to_string(&s.result).unwrap_or_default();
     let d = &s.device;
@@ -70,7 +76,7 @@ pub fn insert(db: &Db, s: &Submission, submitter: &str, now_ms: i64) -> Result<S
             .unwrap_or(0);
             return Ok(Stored { id, created: false });
         };
-        for (category, value) in &metrics {
+        for (category, value) in metrics {
             c.execute(
                 "INSERT INTO metrics (result_id, category, model, value, submitted_at)
                  VALUES ($1, $2, $3, $4, $5)",

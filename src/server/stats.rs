@@ -2,6 +2,9 @@
 //! more than three standard deviations from the model's mean, as AndroBench's published tables
 //! did) and the clusters test (does one model's results fall into separate groups?).
 //!
+//! The device page applies the 3σ rule first and looks for clusters in the values it keeps,
+//! so that one wild value does not stretch the range a cluster gap is measured against.
+//!
 //! Clusters: the values are sorted and split where the two sides' within-group sum of squares
 //! is smallest (the exact 1-D two-means split); the split stands when both sides hold at least
 //! [`MIN_CLUSTER`] values and a tenth of the values, and the groups are clearly apart by
@@ -25,18 +28,37 @@ pub const MIN_GAP_SHARE: f64 = 0.1;
 /// The most clusters reported for one model and category.
 pub const MAX_CLUSTERS: usize = 4;
 
-/// Mean and sample standard deviation (n − 1); 0 for fewer than two values.
+/// Mean and sample standard deviation (n − 1); 0 for fewer than two values. Plain sums when
+/// they stay finite (exact for the usual figures), else scaled sums: every value divided by
+/// the largest magnitude first, so no sum of values or of squares can overflow whatever the
+/// values' size.
 pub fn mean_sd(v: &[f64]) -> (f64, f64) {
     if v.is_empty() {
         return (0.0, 0.0);
     }
     let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    if v.len() < 2 {
-        return (mean, 0.0);
+    let sd = |ss: f64| {
+        if v.len() < 2 {
+            0.0
+        } else {
+            (ss / (n - 1.0)).sqrt()
+        }
+    };
+    let sum: f64 = v.iter().sum();
+    if sum.is_finite() {
+        let mean = sum / n;
+        let ss: f64 = v.iter().map(|x| (x - mean) * (x - mean)).sum();
+        if ss.is_finite() {
+            return (mean, sd(ss));
+        }
     }
-    let ss: f64 = v.iter().map(|x| (x - mean) * (x - mean)).sum();
-    (mean, (ss / (n - 1.0)).sqrt())
+    let scale = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let mean = v.iter().map(|x| x / scale).sum::<f64>() / n;
+    let ss: f64 = v
+        .iter()
+        .map(|x| (x / scale - mean) * (x / scale - mean))
+        .sum();
+    (mean * scale, sd(ss) * scale)
 }
 
 /// What the 3σ rule keeps of one model's values.
@@ -48,15 +70,18 @@ pub struct Kept {
     pub stddev: f64,
 }
 
+/// Whether `x` stands within [`SIGMAS`] standard deviations of the mean of `all`, as a test
+/// built once for many values.
+pub fn within_three_sigma(all: &[f64]) -> impl Fn(f64) -> bool {
+    let (mean, sd) = mean_sd(all);
+    move |x| (x - mean).abs() <= SIGMAS * sd
+}
+
 /// Apply the 3σ rule once: values within [`SIGMAS`] standard deviations of the mean of all
 /// values are kept; their mean and standard deviation are returned.
 pub fn three_sigma(v: &[f64]) -> Kept {
-    let (mean, sd) = mean_sd(v);
-    let kept: Vec<f64> = v
-        .iter()
-        .copied()
-        .filter(|x| (x - mean).abs() <= SIGMAS * sd)
-        .collect();
+    let keep = within_three_sigma(v);
+    let kept: Vec<f64> = v.iter().copied().filter(|x| keep(*x)).collect();
     let (kmean, ksd) = mean_sd(&kept);
     Kept {
         total: v.len(),
@@ -81,7 +106,7 @@ pub struct Cluster {
 pub fn separation(a: &[f64], b: &[f64]) -> f64 {
     let (ma, sa) = mean_sd(a);
     let (mb, sb) = mean_sd(b);
-    let spread = (sa * sa + sb * sb).sqrt();
+    let spread = sa.hypot(sb);
     if spread == 0.0 {
         return if ma == mb { 0.0 } else { f64::INFINITY };
     }
@@ -119,10 +144,19 @@ fn split(v: &[f64], lo: usize, hi: usize, n: usize, cuts: &mut Vec<usize>) {
     if part.len() < 2 * least {
         return;
     }
-    // Prefix sums give each split's within-group sum of squares in O(1).
+    // Prefix sums give each split's within-group sum of squares in O(1). They are of the
+    // values scaled to [0, 1] over the part's range (scaled sums: no overflow, and no loss of
+    // the small differences to a large common offset); the best split is the same.
+    let (base, width) = (part[0], part[part.len() - 1] - part[0]);
+    let width = if width > 0.0 && width.is_finite() {
+        width
+    } else {
+        1.0
+    };
     let mut s = vec![0.0; part.len() + 1];
     let mut s2 = vec![0.0; part.len() + 1];
     for (i, x) in part.iter().enumerate() {
+        let x = (x - base) / width;
         s[i + 1] = s[i] + x;
         s2[i + 1] = s2[i] + x * x;
     }
@@ -249,6 +283,19 @@ mod tests {
             c.iter().map(|c| (c.from, c.to)).collect::<Vec<_>>(),
             [(0, 10), (10, 20), (20, 30)]
         );
+    }
+
+    #[test]
+    fn huge_values_give_finite_statistics() {
+        // Two values of 1.7e308: their sum overflows, the scaled sum does not.
+        let (m, sd) = mean_sd(&[1.7e308, 1.7e308]);
+        assert_eq!((m, sd), (1.7e308, 0.0));
+        let k = three_sigma(&[1.7e308, 1.7e308, 1.7e308]);
+        assert_eq!((k.kept, k.mean), (3, 1.7e308));
+        // Two clusters a billion apart on a large offset: found as on small numbers.
+        let mut v = vec![1e15; 10];
+        v.extend([1e15 + 1e9; 10]);
+        assert_eq!(clusters(&v).len(), 2);
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub fn add(db: &Db, up: &PlanUpload, submitter: &str, now_ms: i64) -> Result<Pla
             "class: longer than {MAX_CLASS} bytes"
         )));
     }
+    for (field, text) in [("class", &up.class), ("plan", &up.plan)] {
+        crate::fleet::submission::no_nul(field, text).map_err(|r| Error::input(r.to_string()))?;
+    }
     if up.plan.len() as u64 > crate::limits::MAX_PLAN_FILE_BYTES {
         return Err(Error::input(format!(
             "plan: longer than {} bytes",

@@ -8,6 +8,8 @@
 
 pub mod bounds;
 pub mod delay;
+#[cfg(test)]
+mod delay_fit_tests;
 pub mod generators;
 #[cfg(test)]
 mod golden_tests;

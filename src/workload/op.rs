@@ -30,6 +30,62 @@ pub enum Op {
     },
     /// A SQL statement, executed as written.
     Sql { sql: String },
+    /// A SQL statement with typed values bound to its parameters, as an app prepares it once
+    /// and binds it on every execution (trace format version 2).
+    SqlArgs { sql: String, args: Vec<SqlValue> },
+}
+
+/// A value bound to a statement parameter, typed as SQLite types it.
+#[derive(Clone, Debug)]
+pub enum SqlValue {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(String),
+    Blob(Vec<u8>),
+}
+
+impl PartialEq for SqlValue {
+    /// Reals compare by their bits, so a trace's values compare equal to themselves (NaN too).
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (SqlValue::Null, SqlValue::Null) => true,
+            (SqlValue::Integer(a), SqlValue::Integer(b)) => a == b,
+            (SqlValue::Real(a), SqlValue::Real(b)) => a.to_bits() == b.to_bits(),
+            (SqlValue::Text(a), SqlValue::Text(b)) => a == b,
+            (SqlValue::Blob(a), SqlValue::Blob(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for SqlValue {}
+
+impl SqlValue {
+    /// The value as a SQLite literal (`NULL`, `42`, `1.5`, `'it''s'`, `X'00ff'`): what
+    /// `--args inline` writes in place of a parameter.
+    pub fn literal(&self) -> String {
+        match self {
+            SqlValue::Null => "NULL".into(),
+            SqlValue::Integer(v) => v.to_string(),
+            SqlValue::Real(v) if v.is_finite() => {
+                let s = format!("{v:?}");
+                if s.contains(['.', 'e', 'E']) {
+                    s
+                } else {
+                    format!("{s}.0")
+                }
+            }
+            SqlValue::Real(v) if v.is_nan() => "NULL".into(),
+            SqlValue::Real(v) if *v > 0.0 => "9e999".into(),
+            SqlValue::Real(_) => "-9e999".into(),
+            SqlValue::Text(t) => format!("'{}'", t.replace('\'', "''")),
+            SqlValue::Blob(b) => {
+                let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+                format!("X'{hex}'")
+            }
+        }
+    }
 }
 
 /// What kind of operation a sample was; the unit latency is reported per.
@@ -114,7 +170,7 @@ impl Op {
             Op::Update { .. } => OpKind::Update,
             Op::Insert { .. } => OpKind::Insert,
             Op::ReadModifyWrite { .. } => OpKind::ReadModifyWrite,
-            Op::Sql { sql } => OpKind::of_sql(sql),
+            Op::Sql { sql } | Op::SqlArgs { sql, .. } => OpKind::of_sql(sql),
         }
     }
 
@@ -126,7 +182,7 @@ impl Op {
             | Op::Update { key, .. }
             | Op::Insert { key, .. }
             | Op::ReadModifyWrite { key, .. } => *key,
-            Op::Sql { .. } => 0,
+            Op::Sql { .. } | Op::SqlArgs { .. } => 0,
         }
     }
 }
@@ -137,6 +193,20 @@ impl Op {
 pub struct TimedOp {
     pub op: Op,
     pub delay_ns: u64,
+    /// Where the statement sat in the recorded activity (imported traces, version 2).
+    pub recorded: Option<Recorded>,
+}
+
+/// A recorded statement's place in the app's activity: which connection ran it, when it
+/// started (from the start of the recording, after `--speed`), and how long it took there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// Connection number, from 0, in order of first appearance.
+    pub conn: u32,
+    /// Start, in nanoseconds from the first recorded statement.
+    pub offset_ns: u64,
+    /// The statement's duration as the source measured it.
+    pub dur_ns: Option<u64>,
 }
 
 #[cfg(test)]
@@ -150,6 +220,16 @@ mod tests {
         assert_eq!(OpKind::of_sql("INSERT INTO t VALUES(1)"), OpKind::Insert);
         assert_eq!(OpKind::of_sql("DELETE FROM t"), OpKind::Delete);
         assert_eq!(OpKind::of_sql("CREATE TABLE t(a)"), OpKind::Other);
+    }
+
+    #[test]
+    fn values_become_sqlite_literals() {
+        assert_eq!(SqlValue::Null.literal(), "NULL");
+        assert_eq!(SqlValue::Integer(-7).literal(), "-7");
+        assert_eq!(SqlValue::Real(2.0).literal(), "2.0");
+        assert_eq!(SqlValue::Real(1.5e300).literal(), "1.5e300");
+        assert_eq!(SqlValue::Text("it's".into()).literal(), "'it''s'");
+        assert_eq!(SqlValue::Blob(vec![0, 255]).literal(), "X'00ff'");
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub const SPECS: &[OptionSpec] = &[
     OptionSpec { name: "journal_size_limit", default: "-1", help: "bytes of journal/WAL kept after a transaction (-1: no limit)", kind: OptionKind::Integer { min: -1, max: i64::MAX / 2 } },
     OptionSpec { name: "sync_call", default: "fdatasync", help: "the system call SQLite's syncs make: fdatasync as Android builds SQLite, or fsync", kind: OptionKind::OneOf(&["fdatasync", "fsync"]) },
     OptionSpec { name: "wal_autocheckpoint", default: "1000", help: "WAL pages before an automatic checkpoint", kind: OptionKind::Integer { min: 0, max: i32::MAX as i64 } },
+    OptionSpec { name: "busy_timeout", default: "0", help: "milliseconds a statement waits for another connection's lock before SQLITE_BUSY (what an app sets with sqlite3_busy_timeout; matters when an imported trace replays its connections)", kind: OptionKind::Integer { min: 0, max: i32::MAX as i64 } },
 ];
 
 /// Android's framework defaults, from AOSP `frameworks/base/core/res/res/values/config.xml`

@@ -8,7 +8,10 @@ use super::stmt::{self, RawStmt};
 use crate::engine::{LastRead, Outcome, Request};
 use crate::error::{Error, Result};
 use crate::workload::model::KeyValueModel;
-use crate::workload::op::Op;
+use crate::workload::op::{Op, SqlValue};
+
+/// Statements kept prepared per connection; beyond it the cache starts over.
+const STATEMENT_CACHE: usize = 1024;
 
 /// Prepared statements for the key-value operations.
 struct KvStatements {
@@ -158,12 +161,32 @@ impl SqlSession {
         stmt.rows()
     }
 
+    /// Run one statement with typed `args` bound to its parameters, prepared once per text
+    /// and kept (as Android's per-connection statement cache does). Returns rows produced or
+    /// changed.
+    pub fn exec_bound(&mut self, sql: &str, args: &[SqlValue]) -> std::result::Result<u64, String> {
+        if !self.prepared.contains_key(sql) {
+            if self.prepared.len() >= STATEMENT_CACHE {
+                self.prepared.clear();
+            }
+            let stmt = RawStmt::prepare(self.api, self.db, sql)?;
+            self.prepared.insert(sql.to_string(), stmt);
+        }
+        let stmt = self.prepared.get_mut(sql).expect("prepared above");
+        stmt.clear_bindings();
+        for (i, v) in args.iter().enumerate() {
+            stmt.bind_value(i as std::ffi::c_int + 1, v)?;
+        }
+        stmt.run()
+    }
+
     /// Execute one operation.
     #[inline]
     pub fn execute(&mut self, req: &Request<'_>) -> std::result::Result<Outcome, String> {
         self.last_found = None;
         let rows = match (req.op, self.kv.as_mut()) {
             (Op::Sql { sql }, _) => self.exec_sql(sql)?,
+            (Op::SqlArgs { sql, args }, _) => self.exec_bound(sql, args)?,
             (_, Some(kv)) => exec_kv(kv, req, &mut self.last, &mut self.last_found)?,
             (_, None) => return Err("key-value operation before the schema was created".into()),
         };
@@ -246,7 +269,7 @@ fn exec_kv(
             read(kv, req.key, req.keep_read.then_some(last), found)?;
             update(kv, req, *field)
         }
-        Op::Sql { .. } => Err("SQL statement on a key-value schema".into()),
+        Op::Sql { .. } | Op::SqlArgs { .. } => Err("SQL statement on a key-value schema".into()),
     }
 }
 

@@ -72,6 +72,38 @@ impl RawStmt {
         self.check(rc)
     }
 
+    /// Bind one typed value (SQLite copies text and blobs before returning).
+    pub fn bind_value(
+        &mut self,
+        index: c_int,
+        value: &crate::workload::op::SqlValue,
+    ) -> Result<(), String> {
+        use crate::workload::op::SqlValue;
+        let rc = match value {
+            SqlValue::Null => unsafe { (self.api.bind_null)(self.stmt, index) },
+            SqlValue::Integer(v) => return self.bind_int(index, *v),
+            SqlValue::Real(v) => unsafe { (self.api.bind_double)(self.stmt, index, *v) },
+            SqlValue::Text(t) => return self.bind_text(index, t.as_bytes()),
+            // SAFETY: SQLITE_TRANSIENT makes SQLite copy the bytes before returning.
+            SqlValue::Blob(b) => unsafe {
+                (self.api.bind_blob)(
+                    self.stmt,
+                    index,
+                    b.as_ptr().cast(),
+                    b.len() as c_int,
+                    ffi::SQLITE_TRANSIENT(),
+                )
+            },
+        };
+        self.check(rc)
+    }
+
+    /// Unbind every parameter (each becomes NULL).
+    pub fn clear_bindings(&mut self) {
+        // SAFETY: valid statement.
+        unsafe { (self.api.clear_bindings)(self.stmt) };
+    }
+
     /// Step to completion, touching every column of every row (as an application reading the
     /// result would). Returns rows produced, or rows changed for a statement without results.
     /// The statement is reset afterwards, also on error.

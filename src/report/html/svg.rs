@@ -52,11 +52,22 @@ fn generated(i: usize) -> String {
 }
 
 /// Escape text for SVG/HTML content and attributes.
+/// Text escaped for HTML and SVG: markup characters as entities, and control characters
+/// (NUL, which HTML cannot carry, and the rest but tab and newline) as U+FFFD.
 pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\t' | '\n' => out.push(ch),
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 pub use crate::output::units::sig as num;
@@ -300,20 +311,23 @@ impl Scale {
         if self.log {
             let mut out = Vec::new();
             let mut p = self.lo;
-            while p <= self.hi * 1.0001 {
+            while p <= self.hi * 1.0001 && p.is_finite() && out.len() < 400 {
                 out.push((p, num(p)));
                 p *= 10.0;
             }
             return out;
         }
+        // At most a dozen ticks, whatever the values: a scale whose ends are not finite, or
+        // whose step vanishes beside them, never loops without end.
         let step = nice_step((self.hi - self.lo) / 5.0);
-        let mut out = Vec::new();
-        let mut v = self.lo;
-        while v <= self.hi + step * 1e-6 {
-            out.push((v, num(v)));
-            v += step;
+        if !(self.lo.is_finite() && self.hi.is_finite() && step.is_finite()) {
+            return Vec::new();
         }
-        out
+        (0..12)
+            .map(|i| self.lo + step * f64::from(i))
+            .take_while(|v| *v <= self.hi + step * 1e-6)
+            .map(|v| (v, num(v)))
+            .collect()
     }
 }
 
@@ -428,5 +442,22 @@ mod tests {
             let text = line.split('>').nth(1).unwrap().split('<').next().unwrap();
             assert!(x + 6.2 * text.chars().count() as f64 <= 290.0, "{line}");
         }
+    }
+
+    #[test]
+    fn extreme_values_give_few_ticks_and_control_characters_are_replaced() {
+        // 1.7e308 rounds up past f64's largest value: the scale's top is infinite, and ticks
+        // stepping towards it would never end.
+        let s = Scale::fit([1.7e308, 1.7e308].into_iter(), 0.0, 100.0, false);
+        assert!(s.ticks().len() <= 12);
+        let tiny = Scale {
+            lo: 1e300,
+            hi: 1e300 + 1e290,
+            px_lo: 0.0,
+            px_hi: 1.0,
+            log: false,
+        };
+        assert!(tiny.ticks().len() <= 12);
+        assert_eq!(esc("a\0b\u{7}c\td"), "a\u{FFFD}b\u{FFFD}c\td");
     }
 }

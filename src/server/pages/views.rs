@@ -35,8 +35,8 @@ pub fn index(state: &State) -> Page {
          <th class=\"num\">models ranked</th><th>leader</th><th class=\"num\">mean</th></tr>\n",
     );
     for c in categories::all() {
-        let top = rankings::top(&state.db, c, state.config.min_results, rankings::TOP)
-            .map_err(db_error)?;
+        let top = rankings::top(&state.db, c, state.config.min_results, 1).map_err(db_error)?;
+        let ranked = rankings::count(&state.db, c, state.config.min_results).map_err(db_error)?;
         let (leader, mean) = top.first().map_or((String::from("—"), String::new()), |r| {
             (device_link(&r.model), num(r.mean))
         });
@@ -47,7 +47,7 @@ pub fn index(state: &State) -> Page {
             eid = enc(&c.id),
             t = esc(&c.title),
             u = esc(c.unit),
-            n = top.len()
+            n = ranked
         );
     }
     body.push_str("</table>\n");

@@ -7,7 +7,20 @@
 //! gigabyte of logcat is read in constant memory), returns the records a line completes, and
 //! counts the lines it recognised, skipped and dropped.
 
+pub mod convert;
+pub mod dumpsys;
+pub mod feed;
+pub mod jsonl;
+pub mod lexer;
+pub mod logcat;
+pub mod logcat_line;
+pub mod phonelab;
+pub mod pipeline;
 pub mod record;
+pub mod schema;
+pub mod source;
+pub mod sqlite_trace;
+pub mod sqltext;
 
 pub use record::{ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord};
 
@@ -34,4 +47,46 @@ pub trait LogFormat {
     fn feed(&mut self, line: &str, out: &mut Vec<LogRecord>) -> LineOutcome;
     /// The log ended: push a pending record if it is complete, else drop it (and count it).
     fn finish(&mut self, out: &mut Vec<LogRecord>);
+    /// Statements dropped other than at a line of their own (a pending statement a later line
+    /// or the end of the log showed to be cut short), with the reason and how many.
+    fn late_drops(&self) -> &[(&'static str, u64)] {
+        &[]
+    }
+}
+
+/// A fresh instance of every front end ([`source::FRONT_ENDS`]), in the order auto-detection
+/// tries them.
+pub fn front_ends() -> Vec<Box<dyn LogFormat>> {
+    source::FRONT_ENDS.iter().map(|f| (f.new)()).collect()
+}
+
+/// A fresh front end by its `--format` name.
+pub fn front_end(name: &str) -> Option<Box<dyn LogFormat>> {
+    source::FRONT_ENDS
+        .iter()
+        .find(|f| f.name == name)
+        .map(|f| (f.new)())
+}
+
+/// Lines auto-detection reads before choosing a format.
+pub const DETECT_LINES: usize = 1000;
+
+/// The format whose front end recognises the most of `lines` (the first [`DETECT_LINES`] of a
+/// log) with at least one record produced; `None` when none produces a record.
+pub fn detect<'a>(lines: impl IntoIterator<Item = &'a str> + Clone) -> Option<&'static str> {
+    let mut best: Option<(&'static str, usize)> = None;
+    for mut f in front_ends() {
+        let mut out = Vec::new();
+        let mut recognised = 0;
+        for line in lines.clone().into_iter().take(DETECT_LINES) {
+            if f.feed(line, &mut out) == LineOutcome::Recognised {
+                recognised += 1;
+            }
+        }
+        f.finish(&mut out);
+        if !out.is_empty() && best.is_none_or(|(_, n)| recognised > n) {
+            best = Some((f.name(), recognised));
+        }
+    }
+    best.map(|(name, _)| name)
 }

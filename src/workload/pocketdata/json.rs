@@ -79,6 +79,7 @@ impl Recording {
                 self.run.push(TimedOp {
                     op: Op::Sql { sql },
                     delay_ns: 0,
+                    recorded: None,
                 });
             }
             Some("break") => {

@@ -108,6 +108,7 @@ impl Iterator for SqlRun {
         Some(TimedOp {
             op: Op::Sql { sql },
             delay_ns: 0,
+            recorded: None,
         })
     }
 }

@@ -99,6 +99,7 @@ impl SqlSpec {
             run: Box::new((0..operations).map(move |_| TimedOp {
                 op: run.next_op(),
                 delay_ns: 0,
+                recorded: None,
             })),
         }
     }

@@ -1,7 +1,8 @@
 //! Encoding of single trace records: LEB128 varints for counts, keys and delays, fixed 8-byte
-//! little-endian value seeds (random, so varints would not shrink them), length-prefixed SQL.
+//! little-endian value seeds (random, so varints would not shrink them), length-prefixed SQL,
+//! and (version 2) typed bound arguments and a run record's connection, offset and duration.
 
-use crate::workload::op::Op;
+use crate::workload::op::{Op, Recorded, SqlValue};
 
 const TAG_READ: u8 = 0;
 const TAG_SCAN: u8 = 1;
@@ -9,6 +10,14 @@ const TAG_UPDATE: u8 = 2;
 const TAG_INSERT: u8 = 3;
 const TAG_RMW: u8 = 4;
 const TAG_SQL: u8 = 5;
+/// SQL with typed bound arguments (version 2 only).
+pub const TAG_SQL_ARGS: u8 = 6;
+
+const VAL_NULL: u8 = 0;
+const VAL_INTEGER: u8 = 1;
+const VAL_REAL: u8 = 2;
+const VAL_TEXT: u8 = 3;
+const VAL_BLOB: u8 = 4;
 
 pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -47,10 +56,50 @@ pub fn put_op(out: &mut Vec<u8>, op: &Op) {
         }
         Op::Sql { sql } => {
             out.push(TAG_SQL);
-            put_varint(out, sql.len() as u64);
-            out.extend_from_slice(sql.as_bytes());
+            put_bytes(out, sql.as_bytes());
+        }
+        Op::SqlArgs { sql, args } => {
+            out.push(TAG_SQL_ARGS);
+            put_bytes(out, sql.as_bytes());
+            put_varint(out, args.len() as u64);
+            args.iter().for_each(|a| put_value(out, a));
         }
     }
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+fn put_value(out: &mut Vec<u8>, v: &SqlValue) {
+    match v {
+        SqlValue::Null => out.push(VAL_NULL),
+        SqlValue::Integer(i) => {
+            out.push(VAL_INTEGER);
+            // Zigzag, so small negative numbers stay short.
+            put_varint(out, ((i << 1) ^ (i >> 63)) as u64);
+        }
+        SqlValue::Real(r) => {
+            out.push(VAL_REAL);
+            out.extend_from_slice(&r.to_bits().to_le_bytes());
+        }
+        SqlValue::Text(t) => {
+            out.push(VAL_TEXT);
+            put_bytes(out, t.as_bytes());
+        }
+        SqlValue::Blob(b) => {
+            out.push(VAL_BLOB);
+            put_bytes(out, b);
+        }
+    }
+}
+
+/// Encode a version 2 run record's place in the recording (after its delay).
+pub fn put_recorded(out: &mut Vec<u8>, r: &Recorded) {
+    put_varint(out, u64::from(r.conn));
+    put_varint(out, r.offset_ns);
+    put_varint(out, r.dur_ns.map_or(0, |d| d.saturating_add(1)));
 }
 
 /// A cursor over one block's payload. Every read reports malformed data as `Err(reason)`.
@@ -137,12 +186,53 @@ impl<'a> Cursor<'a> {
                 key: self.varint()?,
                 seed: self.u64_le()?,
             },
-            TAG_SQL => {
-                let n = usize::try_from(self.varint()?).map_err(|_| "length overflow")?;
-                let s = std::str::from_utf8(self.bytes(n)?).map_err(|_| "SQL is not UTF-8")?;
-                Op::Sql { sql: s.to_owned() }
+            TAG_SQL => Op::Sql {
+                sql: self.text("SQL is not UTF-8")?,
+            },
+            TAG_SQL_ARGS => {
+                let sql = self.text("SQL is not UTF-8")?;
+                let n = self.varint()?;
+                if n > crate::limits::MAX_SQL_ARGS {
+                    return Err("more arguments than the limit");
+                }
+                let args = (0..n).map(|_| self.value()).collect::<Result<_, _>>()?;
+                Op::SqlArgs { sql, args }
             }
             _ => return Err("unknown operation tag"),
+        })
+    }
+
+    fn len_prefixed(&mut self) -> Result<&'a [u8], &'static str> {
+        let n = usize::try_from(self.varint()?).map_err(|_| "length overflow")?;
+        self.bytes(n)
+    }
+
+    fn text(&mut self, not_utf8: &'static str) -> Result<String, &'static str> {
+        let b = self.len_prefixed()?;
+        Ok(std::str::from_utf8(b).map_err(|_| not_utf8)?.to_owned())
+    }
+
+    fn value(&mut self) -> Result<SqlValue, &'static str> {
+        let tag = *self.bytes(1)?.first().ok_or("record cut short")?;
+        Ok(match tag {
+            VAL_NULL => SqlValue::Null,
+            VAL_INTEGER => {
+                let z = self.varint()?;
+                SqlValue::Integer(((z >> 1) as i64) ^ -((z & 1) as i64))
+            }
+            VAL_REAL => SqlValue::Real(f64::from_bits(self.u64_le()?)),
+            VAL_TEXT => SqlValue::Text(self.text("argument text is not UTF-8")?),
+            VAL_BLOB => SqlValue::Blob(self.len_prefixed()?.to_vec()),
+            _ => return Err("unknown argument type"),
+        })
+    }
+
+    /// A version 2 run record's place in the recording.
+    pub fn recorded(&mut self) -> Result<Recorded, &'static str> {
+        Ok(Recorded {
+            conn: self.u32_varint()?,
+            offset_ns: self.varint()?,
+            dur_ns: self.varint()?.checked_sub(1),
         })
     }
 }
@@ -179,6 +269,17 @@ mod tests {
             Op::Sql {
                 sql: "SELECT * FROM t WHERE k = 'é'".into(),
             },
+            Op::SqlArgs {
+                sql: "INSERT INTO t VALUES(?,?,?,?,?,?)".into(),
+                args: vec![
+                    SqlValue::Null,
+                    SqlValue::Integer(i64::MIN),
+                    SqlValue::Integer(-1),
+                    SqlValue::Real(-0.5),
+                    SqlValue::Text("é".into()),
+                    SqlValue::Blob(vec![0, 1, 255]),
+                ],
+            },
         ];
         let mut buf = Vec::new();
         for op in &ops {
@@ -189,6 +290,17 @@ mod tests {
             assert_eq!(&c.op().unwrap(), op);
         }
         assert!(c.is_empty());
+        let r = Recorded {
+            conn: 3,
+            offset_ns: 1 << 40,
+            dur_ns: Some(0),
+        };
+        let mut buf = Vec::new();
+        put_recorded(&mut buf, &r);
+        put_recorded(&mut buf, &Recorded::default());
+        let mut c = Cursor::new(&buf);
+        assert_eq!(c.recorded(), Ok(r));
+        assert_eq!(c.recorded(), Ok(Recorded::default()));
     }
 
     #[test]

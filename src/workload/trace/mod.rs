@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::workload::delay::DelayModel;
 use crate::workload::{Workload, WorkloadInfo};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub use reader::{TraceItem, TraceReader};
@@ -21,8 +22,12 @@ pub use writer::TraceWriter;
 
 /// File magic: identifies a pocketbench trace.
 pub const MAGIC: &[u8; 8] = b"PBTRACE\n";
-/// Current format version; readers refuse versions they do not know.
-pub const FORMAT_VERSION: u16 = 1;
+/// Format version 1: operations and delays. `trace gen` writes it.
+pub const VERSION_1: u16 = 1;
+/// Format version 2: adds SQL with typed bound arguments and, on every run record, the
+/// connection, recorded offset and recorded duration. `trace import` writes it (unless the
+/// trace uses nothing of it: `--args inline --merge-connections`).
+pub const VERSION_2: u16 = 2;
 
 /// Everything needed to interpret and reproduce a trace. Serialized as JSON in the file header
 /// (deterministically: fixed field order, sorted maps, no timestamps).
@@ -34,6 +39,38 @@ pub struct TraceHeader {
     pub seed: u64,
     /// Tool name and version that wrote the trace.
     pub generator: String,
+    /// Where an imported trace came from; absent from generated traces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<ImportInfo>,
+}
+
+/// What an imported trace came from and what the import did (`trace import`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ImportInfo {
+    /// The front end that read the log (`jsonl`, `android-logcat`, …).
+    pub format: String,
+    /// The log's file name (without its directory).
+    pub source: String,
+    /// The database the trace replays, as the log names it.
+    pub db: String,
+    /// The log's other databases and their statement counts.
+    #[serde(default)]
+    pub other_dbs: BTreeMap<String, u64>,
+    /// Connections the run records use (numbers 0 to connections − 1).
+    pub connections: u32,
+    /// `bind` (statements with typed arguments) or `inline` (arguments written as literals).
+    pub args: String,
+    /// Connection-setup PRAGMAs observed in the log (`journal_mode` → `wal`): not replayed.
+    #[serde(default)]
+    pub settings: BTreeMap<String, String>,
+    /// Where the schema came from: `file`, `database`, `log`, `inferred` or `none`.
+    pub schema: String,
+    /// Statements left out and why.
+    #[serde(default)]
+    pub dropped: BTreeMap<String, u64>,
+    /// What was anonymised (`literals`, `identifiers`, `paths`); empty when nothing was.
+    #[serde(default)]
+    pub anonymized: Vec<String>,
 }
 
 /// Totals written in the trace's end block and checked by readers.
@@ -88,8 +125,9 @@ pub fn generate(
         delay: delay.to_string(),
         seed,
         generator: crate::TOOL_VERSION.to_string(),
+        import: None,
     };
-    let mut writer = TraceWriter::create(path, &header)?;
+    let mut writer = TraceWriter::create(path, &header, VERSION_1)?;
     for op in workload.load {
         writer.write_load(&op)?;
     }
@@ -117,3 +155,6 @@ pub fn verify(path: &Path) -> Result<(TraceHeader, TraceTotals)> {
     })?;
     Ok((reader.header().clone(), totals))
 }
+
+#[cfg(test)]
+mod v2_tests;

@@ -3,7 +3,7 @@
 
 use super::codec::Cursor;
 use super::writer::{Digest, TAG_END, TAG_LOAD, TAG_RUN};
-use super::{TraceHeader, TraceTotals, FORMAT_VERSION, MAGIC};
+use super::{TraceHeader, TraceTotals, MAGIC, VERSION_1, VERSION_2};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::workload::delay::DelayModel;
@@ -36,6 +36,11 @@ pub struct TraceReader {
     seen: TraceTotals,
     totals: Option<TraceTotals>,
     saw_run: bool,
+    version: u16,
+    /// Connections a version 2 run record may name.
+    connections: u32,
+    /// The last run record's offset (version 2 offsets never go backwards).
+    last_offset_ns: u64,
 }
 
 impl TraceReader {
@@ -57,9 +62,9 @@ impl TraceReader {
         let mut v = [0u8; 2];
         read_exact(&mut input, &mut v).map_err(|_| bad("file too short"))?;
         let version = u16::from_le_bytes(v);
-        if version != FORMAT_VERSION {
+        if version != VERSION_1 && version != VERSION_2 {
             return Err(Error::input(format!(
-                "{}: trace format version {version} is not supported (this pocketbench reads version {FORMAT_VERSION})",
+                "{}: trace format version {version} is not supported (this pocketbench reads versions {VERSION_1} and {VERSION_2})",
                 path.display()
             )));
         }
@@ -76,6 +81,7 @@ impl TraceReader {
         let header: TraceHeader =
             serde_json::from_slice(&json).map_err(|e| bad(&format!("header is not valid: {e}")))?;
         check_header(&header, path)?;
+        let connections = header.import.as_ref().map_or(1, |i| i.connections.max(1));
         Ok(TraceReader {
             input,
             path: path.to_path_buf(),
@@ -89,7 +95,15 @@ impl TraceReader {
             seen: TraceTotals::default(),
             totals: None,
             saw_run: false,
+            version,
+            connections,
+            last_offset_ns: 0,
         })
+    }
+
+    /// The file's format version (1 or 2).
+    pub fn version(&self) -> u16 {
+        self.version
     }
 
     pub fn header(&self) -> &TraceHeader {
@@ -108,12 +122,16 @@ impl TraceReader {
                 return Ok(None);
             }
         }
-        let mut cursor = Cursor::new(&self.block[self.pos..]);
-        let item = self.decode(&mut cursor).map_err(|why| self.corrupt(why))?;
+        let block = std::mem::take(&mut self.block);
+        let mut cursor = Cursor::new(&block[self.pos..]);
+        let decoded = self.decode(&mut cursor);
+        let used = cursor.position();
+        self.block = block;
+        let item = decoded.map_err(|why| self.corrupt(why))?;
         if let TraceItem::Run(t) = &item {
             self.seen.total_delay_ns = self.seen.total_delay_ns.saturating_add(t.delay_ns);
         }
-        self.pos += cursor.position();
+        self.pos += used;
         self.remaining_in_block -= 1;
         if self.remaining_in_block == 0 && self.pos != self.block.len() {
             return Err(self.corrupt("trailing bytes after the last record"));
@@ -121,17 +139,34 @@ impl TraceReader {
         Ok(Some(item))
     }
 
-    fn decode(&self, cursor: &mut Cursor<'_>) -> std::result::Result<TraceItem, &'static str> {
+    fn decode(&mut self, cursor: &mut Cursor<'_>) -> std::result::Result<TraceItem, &'static str> {
         let op = cursor.op()?;
+        if self.version == VERSION_1 && matches!(op, Op::SqlArgs { .. }) {
+            return Err("unknown operation tag");
+        }
         check_op(&op, &self.header.workload.model)?;
         if self.block_tag == TAG_LOAD {
-            Ok(TraceItem::Load(op))
-        } else {
-            Ok(TraceItem::Run(TimedOp {
-                op,
-                delay_ns: cursor.varint()?,
-            }))
+            return Ok(TraceItem::Load(op));
         }
+        let delay_ns = cursor.varint()?;
+        let recorded = if self.version == VERSION_2 {
+            let r = cursor.recorded()?;
+            if r.conn >= self.connections {
+                return Err("connection number beyond the header's connections");
+            }
+            if r.offset_ns < self.last_offset_ns {
+                return Err("recorded offsets go backwards");
+            }
+            self.last_offset_ns = r.offset_ns;
+            Some(r)
+        } else {
+            None
+        };
+        Ok(TraceItem::Run(TimedOp {
+            op,
+            delay_ns,
+            recorded,
+        }))
     }
 
     /// Read and check the next block; false at the (verified) end block.
@@ -241,6 +276,13 @@ fn check_header(header: &TraceHeader, path: &Path) -> Result<()> {
         &header.workload,
         &format!("{}: trace header: ", path.display()),
     )?;
+    if let Some(i) = &header.import {
+        limits::at_most(
+            &format!("{}: trace header: import.connections", path.display()),
+            u64::from(i.connections),
+            limits::MAX_CONNECTIONS,
+        )?;
+    }
     DelayModel::parse_as(&header.delay, "delay")
         .map(|_| ())
         .map_err(|e| Error::input(format!("{}: trace header: {e}", path.display())))
@@ -261,10 +303,12 @@ fn check_op(op: &Op, model: &DataModel) -> std::result::Result<(), &'static str>
         {
             Err("field index beyond the header's field_count")
         }
-        Op::Sql { sql } if sql.len() as u64 > limits::MAX_SQL_BYTES => {
+        Op::Sql { sql } | Op::SqlArgs { sql, .. } if sql.len() as u64 > limits::MAX_SQL_BYTES => {
             Err("SQL statement above the size limit")
         }
-        Op::Sql { sql } if sql.contains('\0') => Err("SQL statement contains a NUL byte"),
+        Op::Sql { sql } | Op::SqlArgs { sql, .. } if sql.contains('\0') => {
+            Err("SQL statement contains a NUL byte")
+        }
         _ => Ok(()),
     }
 }

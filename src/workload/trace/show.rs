@@ -12,6 +12,8 @@ use std::path::Path;
 
 #[derive(Serialize)]
 pub struct TraceOverview {
+    /// The file's format version.
+    pub version: u16,
     pub header: super::TraceHeader,
     pub totals: TraceTotals,
     pub digest: String,
@@ -39,13 +41,21 @@ pub fn overview(path: &Path, limit: usize) -> Result<TraceOverview> {
                 dmin = dmin.min(t.delay_ns);
                 dmax = dmax.max(t.delay_ns);
                 if first_run.len() < limit {
-                    first_run.push(format!("{}  then {}", describe(&t.op), fmt_ns(t.delay_ns)));
+                    let at = t.recorded.map_or(String::new(), |r| {
+                        format!("conn {} at {}  ", r.conn, fmt_ns(r.offset_ns))
+                    });
+                    first_run.push(format!(
+                        "{at}{}  then {}",
+                        describe(&t.op),
+                        fmt_ns(t.delay_ns)
+                    ));
                 }
             }
         }
     }
     let totals = reader.totals().unwrap_or_default();
     Ok(TraceOverview {
+        version: reader.version(),
         header: reader.header().clone(),
         digest: totals.digest_hex(),
         totals,
@@ -68,9 +78,7 @@ pub fn render(o: &TraceOverview) -> String {
     let _ = writeln!(
         s,
         "trace      {} (format v{}, digest {})",
-        w.name,
-        super::FORMAT_VERSION,
-        o.digest
+        w.name, o.version, o.digest
     );
     let _ = writeln!(
         s,
@@ -141,6 +149,15 @@ pub fn describe(op: &Op) -> String {
         }
         Op::Insert { key, seed } => format!("insert key#{key} seed {seed:#x}"),
         Op::Sql { sql } => format!("{}: {}", OpKind::of_sql(sql).name(), truncate(sql, 100)),
+        Op::SqlArgs { sql, args } => {
+            let values: Vec<String> = args.iter().map(|a| truncate(&a.literal(), 40)).collect();
+            format!(
+                "{}: {}  [{}]",
+                OpKind::of_sql(sql).name(),
+                truncate(sql, 100),
+                values.join(", ")
+            )
+        }
     }
 }
 

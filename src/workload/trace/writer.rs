@@ -3,8 +3,8 @@
 //! file is written under a temporary name and renamed into place by [`TraceWriter::finish`], so
 //! a failed generation never leaves a half-written trace behind.
 
-use super::codec::{put_op, put_varint};
-use super::{TraceHeader, TraceTotals, FORMAT_VERSION, MAGIC};
+use super::codec::{put_op, put_recorded, put_varint};
+use super::{TraceHeader, TraceTotals, MAGIC, VERSION_1, VERSION_2};
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::atomic_file::AtomicFile;
 use crate::workload::keys::{FNV_OFFSET_BASIS_64, FNV_PRIME_64};
@@ -52,10 +52,17 @@ pub struct TraceWriter {
     block_count: u32,
     digest: Digest,
     totals: TraceTotals,
+    version: u16,
 }
 
 impl TraceWriter {
-    pub fn create(path: &Path, header: &TraceHeader) -> Result<Self> {
+    /// Start a trace of format `version` (1 or 2) at `path`.
+    pub fn create(path: &Path, header: &TraceHeader, version: u16) -> Result<Self> {
+        if version != VERSION_1 && version != VERSION_2 {
+            return Err(Error::failed(format!(
+                "trace writer: no format version {version}"
+            )));
+        }
         let mut out =
             AtomicFile::create(path).input_err(format!("cannot write trace {}", path.display()))?;
         let json = serde_json::to_vec(header).run_err("trace header")?;
@@ -63,7 +70,7 @@ impl TraceWriter {
         let w = out.writer();
         [
             &MAGIC[..],
-            &FORMAT_VERSION.to_le_bytes(),
+            &version.to_le_bytes(),
             &(json.len() as u32).to_le_bytes(),
             &json,
             &header_crc.to_le_bytes(),
@@ -78,6 +85,7 @@ impl TraceWriter {
             block_count: 0,
             digest: Digest::new(header_crc),
             totals: TraceTotals::default(),
+            version,
         })
     }
 
@@ -88,17 +96,24 @@ impl TraceWriter {
                 "trace writer: load operation after run operations",
             ));
         }
+        self.check_op(op)?;
         self.switch_to(TAG_LOAD)?;
         put_op(&mut self.block, op);
         self.totals.load_ops += 1;
         self.record_added()
     }
 
-    /// Append a run-phase operation with the delay that follows it.
+    /// Append a run-phase operation with the delay that follows it. Version 2 also writes
+    /// its place in the recording (connection 0 at offset 0 when it has none); version 1
+    /// leaves that out.
     pub fn write_run(&mut self, item: &TimedOp) -> Result<()> {
+        self.check_op(&item.op)?;
         self.switch_to(TAG_RUN)?;
         put_op(&mut self.block, &item.op);
         put_varint(&mut self.block, item.delay_ns);
+        if self.version == VERSION_2 {
+            put_recorded(&mut self.block, &item.recorded.unwrap_or_default());
+        }
         self.totals.run_ops += 1;
         self.totals.total_delay_ns = self.totals.total_delay_ns.saturating_add(item.delay_ns);
         self.record_added()
@@ -121,6 +136,15 @@ impl TraceWriter {
         let path = self.out.path().display().to_string();
         self.out.commit().run_err(format!("writing trace {path}"))?;
         Ok(self.totals)
+    }
+
+    fn check_op(&self, op: &Op) -> Result<()> {
+        if self.version == VERSION_1 && matches!(op, Op::SqlArgs { .. }) {
+            return Err(Error::failed(
+                "trace writer: a statement with bound arguments needs format version 2",
+            ));
+        }
+        Ok(())
     }
 
     fn switch_to(&mut self, tag: u8) -> Result<()> {

@@ -113,6 +113,7 @@ impl Iterator for YcsbRun {
         Some(TimedOp {
             op: self.op(kind),
             delay_ns: 0,
+            recorded: None,
         })
     }
 

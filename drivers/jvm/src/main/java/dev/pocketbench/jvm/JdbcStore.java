@@ -189,8 +189,15 @@ final class JdbcStore implements Store {
     }
 
     /** SQLite's SQL as H2 takes it (see the class comment). */
+    /** SQLite's transaction kinds (an imported app's {@code BEGIN IMMEDIATE}), which H2 lacks. */
+    private static final Pattern BEGIN_KIND = Pattern.compile(
+            "(?is)^\\s*BEGIN\\s+(DEFERRED|IMMEDIATE|EXCLUSIVE)\\b(\\s+TRANSACTION\\b)?\\s*;?\\s*$");
+
     static String h2Dialect(String text) {
         String s = text;
+        if (BEGIN_KIND.matcher(s).matches()) {
+            return "BEGIN";
+        }
         if (s.stripLeading().regionMatches(true, 0, "create", 0, 6)) {
             s = VARCHAR_LEN.matcher(s).replaceAll("$1");
             s = BARE_DECIMAL.matcher(s).replaceAll("DOUBLE PRECISION");

@@ -1,0 +1,4 @@
+//! Fuzz target: see `pocketbench::fuzzing::import_sqlite_trace`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| pocketbench::fuzzing::import_sqlite_trace(data));

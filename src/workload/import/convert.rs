@@ -1,0 +1,457 @@
+//! The conversion from a statement log ([`LogRecord`]s, whichever front end read them) to a
+//! replayable trace: the rules live here once. It reads the log twice, in constant memory
+//! apart from a bounded reorder buffer: a first pass counts statements per database and keeps
+//! the chosen database's schema records; a second converts, writing a version 2 work file;
+//! [`super::finish`] then copies that into the final trace (dropping what `--dangling drop`
+//! and `--drop-failing` remove, with the final header).
+
+use super::record::{ArgValue, LogRecord, StatementRecord};
+use super::sqltext::{created_object, inline_args, pragma_setting, txn_step, TxnStep};
+use crate::error::{Error, Result};
+use crate::limits::MAX_CONNECTIONS;
+use crate::workload::op::{Op, Recorded, SqlValue, TimedOp};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+
+/// How arguments are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ArgsMode {
+    /// Statements with typed bound arguments (trace version 2).
+    Bind,
+    /// Arguments written into the SQL as SQLite literals.
+    Inline,
+}
+
+/// What becomes of a transaction the log (or the window) ends inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dangling {
+    Commit,
+    Rollback,
+    Drop,
+}
+
+/// The conversion rules' settings.
+#[derive(Clone, Debug)]
+pub struct Rules {
+    pub args: ArgsMode,
+    pub dangling: Dangling,
+    pub merge_connections: bool,
+    /// Keep statements starting in [from, to) ns after the log's first statement.
+    pub window: Option<(u64, u64)>,
+    /// Cut every start-to-start gap above this.
+    pub max_gap_ns: Option<u64>,
+    /// Divide every offset, delay and duration by this.
+    pub speed: f64,
+}
+
+/// Statements reordered by start time within this span, or this many, before they are
+/// converted (end-stamped sources log statements in completion order).
+const REORDER_NS: u64 = 5_000_000_000;
+const REORDER_MAX: usize = 65_536;
+
+/// A blob argument's hex as bytes; `None` when it is not hex.
+pub fn blob_bytes(hex: &str) -> Option<Vec<u8>> {
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+fn value(a: &ArgValue) -> SqlValue {
+    match a {
+        ArgValue::Null => SqlValue::Null,
+        ArgValue::Integer(i) => SqlValue::Integer(*i),
+        ArgValue::Real(r) => SqlValue::Real(*r),
+        ArgValue::Text(t) => SqlValue::Text(t.clone()),
+        ArgValue::Blob(b) => SqlValue::Blob(blob_bytes(&b.blob).unwrap_or_default()),
+    }
+}
+
+struct Queued(u64, u64, StatementRecord);
+impl PartialEq for Queued {
+    fn eq(&self, o: &Self) -> bool {
+        (self.0, self.1) == (o.0, o.1)
+    }
+}
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Queued {
+    /// Reversed: the heap pops the earliest start first.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (o.0, o.1).cmp(&(self.0, self.1))
+    }
+}
+
+/// A connection's transaction state.
+#[derive(Default)]
+struct Txn {
+    open: bool,
+    savepoints: Vec<String>,
+    /// Sequence number (in the work file) of the statement that opened it.
+    since: u64,
+}
+
+/// What the conversion pass produced besides the work file.
+#[derive(Debug, Default)]
+pub struct Converted {
+    pub run_ops: u64,
+    pub connections: u32,
+    pub settings: BTreeMap<String, String>,
+    pub dropped: BTreeMap<String, u64>,
+    /// Connection → sequence number of its unfinished transaction's first statement, for
+    /// `--dangling drop`.
+    pub dangling: HashMap<u32, u64>,
+}
+
+/// The conversion pass: fed the chosen database's statements in log order, emits timed
+/// operations in start order.
+pub struct Converter<'a> {
+    rules: &'a Rules,
+    /// Objects the load phase creates: a CREATE of one in the log is left out.
+    schema: &'a HashSet<(String, String)>,
+    heap: BinaryHeap<Queued>,
+    fed: u64,
+    newest: u64,
+    last_start: u64,
+    origin: Option<u64>,
+    prev_rel: u64,
+    shift: u64,
+    base: Option<u64>,
+    conns: HashMap<String, u32>,
+    /// The latest start fed per connection key.
+    conn_starts: HashMap<String, u64>,
+    txns: Vec<Txn>,
+    pending: Option<TimedOp>,
+    last_offset: u64,
+    pub out: Converted,
+}
+
+impl<'a> Converter<'a> {
+    pub fn new(rules: &'a Rules, schema: &'a HashSet<(String, String)>) -> Self {
+        Converter {
+            rules,
+            schema,
+            heap: BinaryHeap::new(),
+            fed: 0,
+            newest: 0,
+            last_start: 0,
+            origin: None,
+            prev_rel: 0,
+            shift: 0,
+            base: None,
+            conns: HashMap::new(),
+            conn_starts: HashMap::new(),
+            txns: Vec::new(),
+            pending: None,
+            last_offset: 0,
+            out: Converted::default(),
+        }
+    }
+
+    fn drop(&mut self, why: &str) {
+        *self.out.dropped.entry(why.to_string()).or_default() += 1;
+    }
+
+    /// Take one statement of the chosen database (in log order).
+    pub fn feed(
+        &mut self,
+        s: StatementRecord,
+        emit: &mut dyn FnMut(TimedOp) -> Result<()>,
+    ) -> Result<()> {
+        if s.status.is_some_and(|c| !matches!(c, 0 | 100 | 101)) {
+            self.drop("failed in the app");
+            return Ok(());
+        }
+        if let Some((k, v)) = pragma_setting(&s.sql) {
+            self.out.settings.insert(k, v);
+            return Ok(());
+        }
+        // A connection runs one statement at a time: never before its previous one (a
+        // coarse duration can put an end-stamped start there).
+        let key = connection_key(&s);
+        let last = self.conn_starts.entry(key).or_default();
+        let start = s.start_ns().max(*last);
+        *last = start;
+        let mut s = s;
+        s.t_ns = start;
+        s.stamp = super::record::Stamp::Start;
+        // Merged into one stream, statements go in completion order: a transaction that waited
+        // for another connection's lock then follows that connection's COMMIT, as it ran.
+        let order = if self.rules.merge_connections {
+            start.saturating_add(s.dur_ns.unwrap_or(0))
+        } else {
+            start
+        };
+        self.newest = self.newest.max(order);
+        self.heap.push(Queued(order, self.fed, s));
+        self.fed += 1;
+        while let Some(top) = self.heap.peek() {
+            if self.heap.len() <= REORDER_MAX && top.0.saturating_add(REORDER_NS) > self.newest {
+                break;
+            }
+            let Some(Queued(_, _, s)) = self.heap.pop() else {
+                break;
+            };
+            self.convert(s, emit)?;
+        }
+        Ok(())
+    }
+
+    /// The log ended: convert what is queued and close what is left open.
+    pub fn finish(mut self, emit: &mut dyn FnMut(TimedOp) -> Result<()>) -> Result<Converted> {
+        while let Some(Queued(_, _, s)) = self.heap.pop() {
+            self.convert(s, emit)?;
+        }
+        for conn in 0..self.txns.len() {
+            let t = &self.txns[conn];
+            if !t.open && t.savepoints.is_empty() {
+                continue;
+            }
+            let sql = match self.rules.dangling {
+                Dangling::Commit if t.open => "COMMIT".to_string(),
+                Dangling::Rollback if t.open => "ROLLBACK".to_string(),
+                Dangling::Commit => format!("RELEASE \"{}\"", t.savepoints[0].replace('"', "\"\"")),
+                Dangling::Rollback => {
+                    let sp = t.savepoints[0].replace('"', "\"\"");
+                    format!("ROLLBACK TO \"{sp}\"; RELEASE \"{sp}\"")
+                }
+                Dangling::Drop => {
+                    self.out.dangling.insert(conn as u32, t.since);
+                    continue;
+                }
+            };
+            let op = TimedOp {
+                op: Op::Sql { sql },
+                delay_ns: 0,
+                recorded: Some(Recorded {
+                    conn: conn as u32,
+                    offset_ns: self.last_offset,
+                    dur_ns: None,
+                }),
+            };
+            self.push(op, emit)?;
+        }
+        if let Some(p) = self.pending.take() {
+            emit(p)?;
+        }
+        self.out.connections = self.conns.len().max(1) as u32;
+        Ok(self.out)
+    }
+
+    fn connection(&mut self, s: &StatementRecord) -> Result<u32> {
+        if self.rules.merge_connections {
+            if self.txns.is_empty() {
+                self.txns.push(Txn::default());
+            }
+            return Ok(0);
+        }
+        let key = connection_key(s);
+        let n = self.conns.len() as u32;
+        if let Some(c) = self.conns.get(&key) {
+            return Ok(*c);
+        }
+        if u64::from(n) >= MAX_CONNECTIONS {
+            return Err(Error::input(format!(
+                "the log uses more than {MAX_CONNECTIONS} connections (the limit, see docs/limits.md); import with --merge-connections"
+            )));
+        }
+        self.conns.insert(key, n);
+        self.txns.push(Txn::default());
+        Ok(n)
+    }
+
+    /// Check the statement against its connection's nesting; the reason when it is left out.
+    fn nesting(&mut self, conn: u32, sql: &str, seq: u64) -> Option<&'static str> {
+        let t = &mut self.txns[conn as usize];
+        let inside = t.open || !t.savepoints.is_empty();
+        match txn_step(sql) {
+            TxnStep::Begin if inside => return Some("BEGIN inside a transaction"),
+            TxnStep::Begin => {
+                t.open = true;
+                t.since = seq;
+            }
+            TxnStep::Commit | TxnStep::Rollback if !inside => {
+                return Some("COMMIT or ROLLBACK outside a transaction")
+            }
+            TxnStep::Commit | TxnStep::Rollback => *t = Txn::default(),
+            TxnStep::Savepoint(name) => {
+                if !inside {
+                    t.since = seq;
+                }
+                t.savepoints.push(name);
+            }
+            TxnStep::Release(name) | TxnStep::RollbackTo(name) if !t.savepoints.contains(&name) => {
+                return Some("RELEASE or ROLLBACK TO an unknown savepoint")
+            }
+            TxnStep::Release(name) => {
+                let at = t.savepoints.iter().rposition(|n| *n == name).unwrap_or(0);
+                t.savepoints.truncate(at);
+            }
+            TxnStep::RollbackTo(name) => {
+                let at = t.savepoints.iter().rposition(|n| *n == name).unwrap_or(0);
+                t.savepoints.truncate(at + 1);
+            }
+            TxnStep::None => {}
+        }
+        None
+    }
+
+    fn op(&self, s: StatementRecord) -> Option<Op> {
+        let args: Option<Vec<SqlValue>> = s.args.as_ref().map(|a| a.iter().map(value).collect());
+        Some(match (self.rules.args, args) {
+            (ArgsMode::Bind, Some(args)) if !args.is_empty() => Op::SqlArgs { sql: s.sql, args },
+            (ArgsMode::Inline, Some(args)) if !args.is_empty() => Op::Sql {
+                sql: inline_args(&s.sql, &args)?,
+            },
+            _ => Op::Sql {
+                sql: s.expanded.unwrap_or(s.sql),
+            },
+        })
+    }
+
+    fn convert(
+        &mut self,
+        s: StatementRecord,
+        emit: &mut dyn FnMut(TimedOp) -> Result<()>,
+    ) -> Result<()> {
+        // Beyond the reorder buffer (or merged in completion order): at the latest start seen.
+        let start = s.t_ns.max(self.last_start);
+        self.last_start = start;
+        let origin = *self.origin.get_or_insert(start);
+        let rel = start - origin;
+        if let Some(g) = self.rules.max_gap_ns {
+            let gap = rel - self.prev_rel;
+            if gap > g && self.base.is_some() {
+                self.shift += gap - g;
+            }
+        }
+        self.prev_rel = rel;
+        if let Some((from, to)) = self.rules.window {
+            if rel < from || rel >= to {
+                self.drop("outside the window");
+                return Ok(());
+            }
+        }
+        if created_object(&s.sql).is_some_and(|o| self.schema.contains(&o)) {
+            self.drop("creates an object the schema already has");
+            return Ok(());
+        }
+        let conn = self.connection(&s)?;
+        let seq = self.out.run_ops;
+        if let Some(why) = self.nesting(conn, &s.sql, seq) {
+            self.drop(why);
+            return Ok(());
+        }
+        let dur = s.dur_ns;
+        let Some(op) = self.op(s) else {
+            self.drop("fewer arguments than parameters");
+            return Ok(());
+        };
+        let base = *self.base.get_or_insert(rel - self.shift);
+        let speed = self.rules.speed;
+        let scale = |ns: u64| (ns as f64 / speed).round() as u64;
+        let offset = scale(rel - self.shift - base).max(self.last_offset);
+        let op = TimedOp {
+            op,
+            delay_ns: 0,
+            recorded: Some(Recorded {
+                conn,
+                offset_ns: offset,
+                dur_ns: dur.map(scale),
+            }),
+        };
+        self.push(op, emit)
+    }
+
+    /// Emit the previous operation, now that its delay (idle time to this one) is known.
+    fn push(&mut self, op: TimedOp, emit: &mut dyn FnMut(TimedOp) -> Result<()>) -> Result<()> {
+        let offset = op.recorded.map_or(0, |r| r.offset_ns);
+        if let Some(mut p) = self.pending.take() {
+            let r = p.recorded.unwrap_or_default();
+            p.delay_ns = offset.saturating_sub(r.offset_ns + r.dur_ns.unwrap_or(0));
+            emit(p)?;
+        }
+        self.last_offset = offset;
+        self.out.run_ops += 1;
+        self.pending = Some(op);
+        Ok(())
+    }
+}
+
+/// What names a statement's connection: the log's connection, else its pid and tid.
+fn connection_key(s: &StatementRecord) -> String {
+    match (&s.conn, s.pid, s.tid) {
+        (Some(c), _, _) => c.clone(),
+        (None, Some(p), Some(t)) => format!("pid {p} tid {t}"),
+        (None, Some(p), None) => format!("pid {p}"),
+        _ => String::new(),
+    }
+}
+
+/// Statements per database (the first pass), and the schema records of each.
+#[derive(Default)]
+pub struct Survey {
+    pub statements: BTreeMap<String, u64>,
+    pub schema: BTreeMap<String, Vec<(String, String, String)>>,
+}
+
+impl Survey {
+    pub fn add(&mut self, r: &LogRecord) -> Result<()> {
+        let db = match r {
+            LogRecord::Statement(s) => s.db.clone().unwrap_or_default(),
+            LogRecord::Schema(s) => s.db.clone().unwrap_or_default(),
+        };
+        if !self.statements.contains_key(&db)
+            && self.statements.len() as u64 >= crate::limits::MAX_LOG_DBS
+        {
+            return Err(Error::input(format!(
+                "the log names more than {} databases (the limit, see docs/limits.md)",
+                crate::limits::MAX_LOG_DBS
+            )));
+        }
+        let n = self.statements.entry(db.clone()).or_default();
+        match r {
+            LogRecord::Statement(_) => *n += 1,
+            LogRecord::Schema(s) => {
+                let objects = self.schema.entry(db).or_default();
+                if (objects.len() as u64) < crate::limits::MAX_SCHEMA_OBJECTS
+                    && !objects.iter().any(|(k, n, _)| *k == s.kind && *n == s.name)
+                {
+                    objects.push((s.kind.clone(), s.name.clone(), s.sql.clone()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `--db` if given (it must be in the log), else the database with most statements.
+    pub fn choose(&self, wanted: Option<&str>) -> Result<String> {
+        let listed = || {
+            self.statements
+                .iter()
+                .map(|(d, n)| format!("{} ({n})", crate::limits::escape(d)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match wanted {
+            Some(d) if self.statements.contains_key(d) => Ok(d.to_string()),
+            Some(d) => Err(Error::input(format!(
+                "--db {}: the log has no statements on it (databases: {})",
+                crate::limits::escape(d),
+                listed()
+            ))),
+            None => self
+                .statements
+                .iter()
+                .max_by_key(|(d, n)| (**n, std::cmp::Reverse(*d)))
+                .map(|(d, _)| d.clone())
+                .ok_or_else(|| Error::input("the log has no statements")),
+        }
+    }
+}

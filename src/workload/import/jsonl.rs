@@ -1,0 +1,82 @@
+//! The `jsonl` front end: pocketbench's own statement log, one JSON object per line
+//! (`{"statement":{…}}` or `{"schema":{…}}`, field by field in `docs/import.md`), as `capture`
+//! writes it. Blank lines and lines that do not start with `{` are someone else's output and
+//! skipped; a line that starts with `{` but is not a record is dropped and counted.
+
+use super::record::{ArgValue, LogRecord};
+use super::{LineOutcome, LogFormat};
+use crate::limits::{MAX_SQL_ARGS, MAX_SQL_BYTES};
+
+#[derive(Default)]
+pub struct Jsonl;
+
+impl LogFormat for Jsonl {
+    fn name(&self) -> &'static str {
+        "jsonl"
+    }
+
+    fn feed(&mut self, line: &str, out: &mut Vec<LogRecord>) -> LineOutcome {
+        let line = line.trim();
+        if !line.starts_with('{') {
+            return LineOutcome::Skipped;
+        }
+        let Ok(record) = serde_json::from_str::<LogRecord>(line) else {
+            return LineOutcome::Dropped("not a statement log record");
+        };
+        if let LogRecord::Statement(s) = &record {
+            if s.sql.len() as u64 > MAX_SQL_BYTES
+                || s.expanded
+                    .as_ref()
+                    .is_some_and(|e| e.len() as u64 > MAX_SQL_BYTES)
+            {
+                return LineOutcome::Dropped("SQL above the size limit");
+            }
+            if s.sql.contains('\0') {
+                return LineOutcome::Dropped("SQL contains a NUL byte");
+            }
+            if s.args
+                .as_ref()
+                .is_some_and(|a| a.len() as u64 > MAX_SQL_ARGS)
+            {
+                return LineOutcome::Dropped("more arguments than the limit");
+            }
+            if s.args.iter().flatten().any(|a| match a {
+                ArgValue::Blob(b) => super::convert::blob_bytes(&b.blob).is_none(),
+                _ => false,
+            }) {
+                return LineOutcome::Dropped("blob argument is not hex");
+            }
+        }
+        out.push(record);
+        LineOutcome::Recognised
+    }
+
+    fn finish(&mut self, _out: &mut Vec<LogRecord>) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_read_and_other_lines_counted() {
+        let mut f = Jsonl;
+        let mut out = Vec::new();
+        let line = r#"{"statement":{"t_ns":1,"sql":"SELECT ?","args":[{"blob":"0F"}]}}"#;
+        assert_eq!(f.feed(line, &mut out), LineOutcome::Recognised);
+        assert_eq!(f.feed("", &mut out), LineOutcome::Skipped);
+        assert_eq!(f.feed("hello", &mut out), LineOutcome::Skipped);
+        assert_eq!(
+            f.feed(r#"{"statement":{}}"#, &mut out),
+            LineOutcome::Dropped("not a statement log record")
+        );
+        let bad_blob = r#"{"statement":{"t_ns":1,"sql":"SELECT ?","args":[{"blob":"0g"}]}}"#;
+        assert_eq!(
+            f.feed(bad_blob, &mut out),
+            LineOutcome::Dropped("blob argument is not hex")
+        );
+        let schema = r#"{"schema":{"type":"table","name":"t","sql":"CREATE TABLE t(a)"}}"#;
+        assert_eq!(f.feed(schema, &mut out), LineOutcome::Recognised);
+        assert_eq!(out.len(), 2);
+    }
+}

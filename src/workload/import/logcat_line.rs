@@ -1,0 +1,334 @@
+//! One logcat line split into its prefix (time, pid, tid, level, tag) and its message, in each
+//! layout the `android-logcat` front end reads:
+//!
+//! * `threadtime` (`adb logcat -v threadtime`, what bug reports hold):
+//!   `05-14 10:11:12.345  1234  1256 V SQLiteStatements: msg`, also with `-v usec`
+//!   (`.345678`), `-v year` (`2024-05-14 …`) and `-v uid` (a uid column before the pid);
+//! * `time`: `05-14 10:11:12.345 V/SQLiteStatements( 1234): msg`;
+//! * `brief`: `V/SQLiteStatements( 1234): msg` (no time, no tid);
+//! * Android Studio's exports: the classic `2024-05-14 10:11:12.345 1234-1256/com.app
+//!   V/SQLiteStatements: msg` and the newer column layout
+//!   `2024-05-14 10:11:12.345  1234-1256  SQLiteStatements  com.app  V  msg`.
+//!
+//! Times become nanoseconds on a clock of the file's own: a dated line counts from
+//! 1970-01-01 (UTC, as the wall clock was printed; the zone does not matter since only
+//! differences are used). A year-less line (`MM-DD`) is placed in the year 2000, a leap year so
+//! that Feb 29 exists, and [`Clock`] adds a year whenever the date goes back by more than half
+//! a year (a log that runs over New Year), so differences stay right across it.
+
+/// The parts of a logcat line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// Nanoseconds on the file's clock (see the module doc); `None` for `brief`.
+    pub t_ns: Option<u64>,
+    pub pid: Option<u32>,
+    pub tid: Option<u32>,
+    pub level: u8,
+    pub tag: &'a str,
+    pub msg: &'a str,
+}
+
+/// A time of day on a calendar date, before the clock turns it into nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    year: Option<i64>,
+    month: u32,
+    day: u32,
+    ns_of_day: u64,
+}
+
+/// Turns the stamps of successive lines into nanoseconds (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub struct Clock {
+    years_added: i64,
+    last_yearless: Option<u64>,
+}
+
+const NS_PER_DAY: u64 = 86_400_000_000_000;
+const HALF_YEAR_NS: u64 = 183 * NS_PER_DAY;
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = m as i64;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+impl Clock {
+    fn ns(&mut self, s: Stamp) -> u64 {
+        let at = |year: i64| {
+            let days = days_from_civil(year, s.month, s.day).max(0) as u64;
+            days * NS_PER_DAY + s.ns_of_day
+        };
+        match s.year {
+            Some(y) => at(y),
+            None => {
+                let base = at(2000);
+                if let Some(last) = self.last_yearless {
+                    if base + HALF_YEAR_NS < last {
+                        self.years_added += 1;
+                    } else if base > last + HALF_YEAR_NS && self.years_added > 0 {
+                        self.years_added -= 1;
+                    }
+                }
+                self.last_yearless = Some(base);
+                at(2000 + self.years_added)
+            }
+        }
+    }
+
+    /// Parse `line`, turning its time (if any) into nanoseconds. `None`: no layout matches.
+    pub fn parse<'a>(&mut self, line: &'a str) -> Option<Line<'a>> {
+        let (stamp, rest) = match parse_stamp(line) {
+            Some((s, rest)) => (Some(s), rest),
+            None => (None, line),
+        };
+        let mut l = match stamp {
+            Some(_) => after_stamp(rest)?,
+            None => brief(rest)?,
+        };
+        l.t_ns = stamp.map(|s| self.ns(s));
+        Some(l)
+    }
+}
+
+/// Nanoseconds since 1970 of a dated `YYYY-MM-DD HH:MM:SS.ffffff` (PhoneLab's and
+/// `dumpsys`' time columns); `None` if it is not one.
+pub fn dated_ns(s: &str) -> Option<u64> {
+    let (stamp, rest) = parse_stamp(s)?;
+    (stamp.year.is_some() && rest.is_empty()).then(|| Clock::default().ns(stamp))
+}
+
+fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `[YYYY-]MM-DD HH:MM:SS.fff[fff]` at the start of `line`, and what follows it.
+fn parse_stamp(line: &str) -> Option<(Stamp, &str)> {
+    let (date, rest) = line.split_once(' ')?;
+    let rest = rest.trim_start_matches(' ');
+    let (time, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+    let parts: Vec<&str> = date.split('-').collect();
+    let (year, month, day) = match parts.as_slice() {
+        [m, d] => (None, num(m)?, num(d)?),
+        [y, m, d] if y.len() == 4 => (Some(num::<i64>(y)?), num(m)?, num(d)?),
+        _ => return None,
+    };
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let (hms, frac) = time.split_once('.')?;
+    let mut it = hms.split(':');
+    let (h, m, s): (u64, u64, u64) = (num(it.next()?)?, num(it.next()?)?, num(it.next()?)?);
+    if it.next().is_some() || h > 23 || m > 59 || s > 60 || frac.is_empty() || frac.len() > 9 {
+        return None;
+    }
+    let frac_ns = num::<u64>(frac)? * 10u64.pow(9 - frac.len() as u32);
+    let ns_of_day = ((h * 60 + m) * 60 + s) * 1_000_000_000 + frac_ns;
+    Some((
+        Stamp {
+            year,
+            month,
+            day,
+            ns_of_day,
+        },
+        rest,
+    ))
+}
+
+fn first_word(s: &str) -> Option<(&str, &str)> {
+    let s = s.trim_start_matches(' ');
+    if s.is_empty() {
+        return None;
+    }
+    Some(match s.split_once(' ') {
+        Some((w, rest)) => (w, rest.trim_start_matches(' ')),
+        None => (s, ""),
+    })
+}
+
+fn level(s: &str) -> Option<u8> {
+    match s.as_bytes() {
+        [b @ (b'V' | b'D' | b'I' | b'W' | b'E' | b'F' | b'A' | b'S')] => Some(*b),
+        _ => None,
+    }
+}
+
+/// What follows a time: threadtime, time, or one of Android Studio's layouts.
+fn after_stamp(rest: &str) -> Option<Line<'_>> {
+    let (w1, after1) = first_word(rest)?;
+    // `time`: `V/Tag( 1234): msg`.
+    if w1.len() > 2 && w1.as_bytes()[1] == b'/' && level(&w1[..1]).is_some() {
+        return brief(rest.trim_start_matches(' '));
+    }
+    // Studio: `1234-1256` or `1234-1256/com.app`.
+    if let Some((pid, tid_pkg)) = w1.split_once('-') {
+        let tid = tid_pkg.split('/').next().unwrap_or("");
+        let (pid, tid) = (num(pid)?, num(tid)?);
+        if tid_pkg.contains('/') {
+            // `V/Tag: msg`
+            let (lv, tag_msg) = after1.split_once('/')?;
+            let (tag, msg) = tag_msg
+                .split_once(": ")
+                .or_else(|| tag_msg.strip_suffix(':').map(|t| (t, "")))?;
+            return Some(Line {
+                t_ns: None,
+                pid: Some(pid),
+                tid: Some(tid),
+                level: level(lv)?,
+                tag: tag.trim_end(),
+                msg,
+            });
+        }
+        // `Tag  com.app  V  msg`
+        let (tag, after_tag) = first_word(after1)?;
+        let (pkg_or_level, after_pkg) = first_word(after_tag)?;
+        let (lv, msg) = match level(pkg_or_level) {
+            Some(l) if level(first_word(after_pkg).map_or("", |w| w.0)).is_none() => (l, after_pkg),
+            _ => {
+                let (lv, msg) = first_word(after_pkg).unwrap_or(("", ""));
+                (level(lv)?, msg)
+            }
+        };
+        return Some(Line {
+            t_ns: None,
+            pid: Some(pid),
+            tid: Some(tid),
+            level: lv,
+            tag,
+            msg,
+        });
+    }
+    // threadtime: `[uid] pid tid L Tag: msg`.
+    let (w2, after2) = first_word(after1)?;
+    let (w3, after3) = first_word(after2)?;
+    let (uid_skipped, pid, tid, lv, tag_msg) = match level(w3) {
+        Some(l) => (false, w1, w2, l, after3),
+        None => {
+            let (w4, after4) = first_word(after3)?;
+            (true, w2, w3, level(w4)?, after4)
+        }
+    };
+    let _ = uid_skipped;
+    let (tag, msg) = match tag_msg.split_once(": ") {
+        Some((t, m)) => (t, m),
+        None => (tag_msg.strip_suffix(':')?, ""),
+    };
+    Some(Line {
+        t_ns: None,
+        pid: Some(num(pid)?),
+        tid: Some(num(tid)?),
+        level: lv,
+        tag: tag.trim_end(),
+        msg,
+    })
+}
+
+/// `V/Tag( 1234): msg` (brief, and the part of `time` after its stamp).
+fn brief(s: &str) -> Option<Line<'_>> {
+    let b = s.as_bytes();
+    if b.len() < 3 || b[1] != b'/' {
+        return None;
+    }
+    let lv = level(&s[..1])?;
+    let open = s.find('(')?;
+    let close = open + s[open..].find("):")?;
+    let pid = num(s[open + 1..close].trim())?;
+    let msg = s[close + 2..].strip_prefix(' ').unwrap_or(&s[close + 2..]);
+    Some(Line {
+        t_ns: None,
+        pid: Some(pid),
+        tid: None,
+        level: lv,
+        tag: s[2..open].trim_end(),
+        msg,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn every_layout_gives_the_same_parts() {
+        let mut c = Clock::default();
+        let tt = c
+            .parse("05-14 10:11:12.345  1234  1256 V SQLiteStatements: /d/a.db: \"BEGIN\"")
+            .unwrap();
+        assert_eq!(
+            (tt.pid, tt.tid, tt.level, tt.tag, tt.msg),
+            (
+                Some(1234),
+                Some(1256),
+                b'V',
+                "SQLiteStatements",
+                "/d/a.db: \"BEGIN\""
+            )
+        );
+        let usec = c
+            .parse("05-14 10:11:12.345678  1234  1256 V SQLiteStatements: x")
+            .unwrap();
+        assert_eq!(usec.t_ns.unwrap() - tt.t_ns.unwrap(), 678_000);
+        let uid = c
+            .parse("05-14 10:11:12.345 u0_a77  1234  1256 D SQLiteConnection: m")
+            .unwrap();
+        assert_eq!(
+            (uid.pid, uid.tid, uid.tag),
+            (Some(1234), Some(1256), "SQLiteConnection")
+        );
+        let time = c
+            .parse("05-14 10:11:13.345 V/SQLiteTime( 1234): m")
+            .unwrap();
+        assert_eq!(time.t_ns.unwrap() - tt.t_ns.unwrap(), 1000 * MS);
+        assert_eq!(
+            (time.pid, time.tid, time.tag, time.msg),
+            (Some(1234), None, "SQLiteTime", "m")
+        );
+        let brief = c.parse("V/SQLiteStatements( 1234): m").unwrap();
+        assert_eq!(
+            (brief.t_ns, brief.pid, brief.tag, brief.msg),
+            (None, Some(1234), "SQLiteStatements", "m")
+        );
+        let studio = c
+            .parse("2024-05-14 10:11:12.345 1234-1256/com.app V/SQLiteTime: a: b")
+            .unwrap();
+        assert_eq!(
+            (studio.pid, studio.tid, studio.tag, studio.msg),
+            (Some(1234), Some(1256), "SQLiteTime", "a: b")
+        );
+        let new = c
+            .parse("2024-05-14 10:11:12.346  1234-1256  SQLiteTime              com.app                              V  a: b")
+            .unwrap();
+        assert_eq!((new.level, new.tag, new.msg), (b'V', "SQLiteTime", "a: b"));
+        assert_eq!(new.t_ns.unwrap() - studio.t_ns.unwrap(), MS);
+        assert!(c.parse("--------- beginning of main").is_none());
+        assert!(c.parse("").is_none());
+    }
+
+    #[test]
+    fn a_yearless_log_runs_over_new_year() {
+        let mut c = Clock::default();
+        let a = c
+            .parse("12-31 23:59:59.500  1  2 V T: m")
+            .unwrap()
+            .t_ns
+            .unwrap();
+        let b = c
+            .parse("01-01 00:00:00.250  1  2 V T: m")
+            .unwrap()
+            .t_ns
+            .unwrap();
+        assert_eq!(b - a, 750 * MS);
+        let dated = |s: &str| Clock::default().parse(s).unwrap().t_ns.unwrap();
+        assert_eq!(dated("1970-01-02 00:00:00.000  1  2 V T: m"), NS_PER_DAY);
+    }
+}

@@ -1,0 +1,182 @@
+//! Reading a log through a front end: the registry of front ends, auto-detection, and the
+//! line loop (bounded line length, constant memory) that hands each record on and counts the
+//! lines every front end recognised, skipped and dropped.
+
+use super::dumpsys::DumpsysDbinfo;
+use super::jsonl::Jsonl;
+use super::logcat::AndroidLogcat;
+use super::phonelab::PhoneLab;
+use super::sqlite_trace::SqliteTrace;
+use super::{LineOutcome, LogFormat, LogRecord};
+use crate::error::{Error, Result, ResultExt};
+use crate::limits::{escape, MAX_LOG_LINE_BYTES};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// One import front end: its `--format` name and how to start one.
+pub struct FrontEnd {
+    pub name: &'static str,
+    pub new: fn() -> Box<dyn LogFormat>,
+}
+
+/// Every front end, in the order auto-detection tries them. Adding a format is one file
+/// implementing [`LogFormat`] and one line here.
+pub const FRONT_ENDS: &[FrontEnd] = &[
+    FrontEnd {
+        name: "jsonl",
+        new: || Box::new(Jsonl),
+    },
+    FrontEnd {
+        name: "phonelab",
+        new: || Box::new(PhoneLab::new()),
+    },
+    FrontEnd {
+        name: "dumpsys-dbinfo",
+        new: || Box::new(DumpsysDbinfo::new()),
+    },
+    FrontEnd {
+        name: "android-logcat",
+        new: || Box::new(AndroidLogcat::new()),
+    },
+    FrontEnd {
+        name: "sqlite-trace",
+        new: || Box::new(SqliteTrace::new()),
+    },
+];
+
+/// Lines auto-detection feeds each front end before choosing.
+const DETECT_LINES: usize = 2_000;
+
+/// What the line loop saw.
+#[derive(Clone, Debug, Default)]
+pub struct LineCounts {
+    pub lines: u64,
+    pub recognised: u64,
+    pub skipped: u64,
+    /// Reason → lines dropped for it (including lines cut at the length limit).
+    pub dropped: BTreeMap<String, u64>,
+}
+
+fn names() -> String {
+    FRONT_ENDS
+        .iter()
+        .map(|f| f.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The front end named `format`, or the one that recognises most of the file's first lines
+/// (`auto`). A file nothing recognises is refused, naming the formats tried.
+pub fn choose(path: &Path, format: &str) -> Result<&'static FrontEnd> {
+    if format != "auto" {
+        return FRONT_ENDS.iter().find(|f| f.name == format).ok_or_else(|| {
+            Error::input(format!(
+                "--format: unknown format {} (formats: auto, {})",
+                escape(format),
+                names()
+            ))
+        });
+    }
+    let mut best: Option<(&'static FrontEnd, u64)> = None;
+    for fe in FRONT_ENDS {
+        let mut counts = LineCounts::default();
+        let mut f = (fe.new)();
+        each_line(path, Some(DETECT_LINES), &mut counts, &mut |line, c| {
+            if matches!(f.feed(line, &mut Vec::new()), LineOutcome::Recognised) {
+                c.recognised += 1;
+            }
+        })?;
+        if counts.recognised > 0 && best.is_none_or(|(_, n)| counts.recognised > n) {
+            best = Some((fe, counts.recognised));
+        }
+    }
+    best.map(|(fe, _)| fe)
+        .ok_or_else(|| nothing_importable(path))
+}
+
+pub fn nothing_importable(path: &Path) -> Error {
+    Error::input(format!(
+        "{}: nothing importable found (tried as {})",
+        path.display(),
+        names()
+    ))
+}
+
+/// Feed the whole file through front end `fe`, handing every record to `sink` in log order.
+pub fn read(
+    path: &Path,
+    fe: &FrontEnd,
+    sink: &mut dyn FnMut(LogRecord) -> Result<()>,
+) -> Result<LineCounts> {
+    let mut f = (fe.new)();
+    let mut counts = LineCounts::default();
+    let mut out = Vec::new();
+    let mut failed = None;
+    each_line(path, None, &mut counts, &mut |line, c| {
+        match f.feed(line, &mut out) {
+            LineOutcome::Recognised => c.recognised += 1,
+            LineOutcome::Skipped => c.skipped += 1,
+            LineOutcome::Dropped(why) => *c.dropped.entry(why.to_string()).or_default() += 1,
+        }
+        for r in out.drain(..) {
+            if failed.is_none() {
+                failed = sink(r).err();
+            }
+        }
+    })?;
+    f.finish(&mut out);
+    for r in out.drain(..) {
+        if failed.is_none() {
+            failed = sink(r).err();
+        }
+    }
+    failed.map_or(Ok(counts), Err)
+}
+
+/// Call `f` on each line (at most `limit`), without its terminator; a line longer than
+/// [`MAX_LOG_LINE_BYTES`] is dropped and counted, invalid UTF-8 is replaced.
+fn each_line(
+    path: &Path,
+    limit: Option<usize>,
+    counts: &mut LineCounts,
+    f: &mut dyn FnMut(&str, &mut LineCounts),
+) -> Result<()> {
+    let file = std::fs::File::open(path).input_err(format!("{}: cannot open", path.display()))?;
+    let mut input = BufReader::with_capacity(1 << 20, file);
+    let mut buf = Vec::with_capacity(4096);
+    loop {
+        buf.clear();
+        let n = (&mut input)
+            .take(MAX_LOG_LINE_BYTES + 1)
+            .read_until(b'\n', &mut buf)
+            .input_err(format!("{}: cannot read", path.display()))?;
+        if n == 0 || limit.is_some_and(|l| counts.lines >= l as u64) {
+            return Ok(());
+        }
+        counts.lines += 1;
+        if buf.last() != Some(&b'\n') && n as u64 > MAX_LOG_LINE_BYTES {
+            // Skip the rest of the over-long line.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                let m = (&mut input)
+                    .take(1 << 20)
+                    .read_until(b'\n', &mut rest)
+                    .input_err(format!("{}: cannot read", path.display()))?;
+                if m == 0 || rest.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+            *counts
+                .dropped
+                .entry("line above the length limit".into())
+                .or_default() += 1;
+            continue;
+        }
+        while matches!(buf.last(), Some(b'\n' | b'\r')) {
+            buf.pop();
+        }
+        f(&String::from_utf8_lossy(&buf), counts);
+    }
+}
