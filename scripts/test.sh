@@ -11,12 +11,13 @@ say() { printf '\n== %s\n' "$*"; }
 # and LevelDB; chromium and a font serve the report's browser test; fio is the reference that
 # scripts/fio-compare.sh measures beside `pocketbench storage`; adb is the real tool that
 # `pocketbench device list` is checked against (the device tests use a fake adb).
+# sqlite3, curl and jq are what docs' examples use beside pocketbench (tests/examples.rs runs them).
 # A JDK and Maven build and run the JVM engines' driver (drivers/jvm). PostgreSQL is the results
 # server's second back end: its tests run against a throw-away cluster (scripts/postgres.sh).
 # Debian's python3 over the shared libsqlite3 is the program `pocketbench capture` records in
 # tests/capture_roundtrip.rs.
 APT_PACKAGES=(pkg-config chromium fonts-dejavu-core fio adb libdb5.3-dev libdb5.3-sql-dev librocksdb-dev libleveldb-dev
-    openjdk-17-jdk-headless maven postgresql python3 libsqlite3-0)
+    openjdk-17-jdk-headless maven postgresql python3 libsqlite3-0 sqlite3 curl jq)
 
 install_apt_packages() {
     local missing=()

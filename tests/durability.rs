@@ -366,3 +366,40 @@ fn bad_durability_flags_are_one_line_and_exit_2() {
         ),
     ]);
 }
+
+/// A finding prints the whole command line of its replay (engine, configuration, workload
+/// flags that are not the defaults, seed and point); run as printed, it replays that one
+/// configuration, names it, and stores nothing.
+#[test]
+fn a_finding_names_its_configuration_and_its_replay_stores_nothing() {
+    let sb = common::Sandbox::new();
+    let out = sb
+        .pb(common::words(
+            "durability --config journal_mode=delete --config synchronous=off --txns 5 --crashes 10 --no-speed -q",
+        ))
+        .expect_ok();
+    let flags = out
+        .stdout
+        .split("(replay: ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .unwrap_or_else(|| panic!("no replay in {}", out.stdout));
+    assert!(
+        flags.starts_with(
+            "--engine sqlite --config journal_mode=delete --config synchronous=off --txns 5 --replay-crash 1:"
+        ),
+        "{flags}"
+    );
+    let point = flags.rsplit(':').next().unwrap();
+    let mut args = vec!["durability", "-q"];
+    args.extend(flags.split_whitespace());
+    let replay = sb.pb(&args).expect_ok();
+    assert!(
+        replay.stdout.contains(&format!(
+            "crash point {point} of journal_mode=delete synchronous=off (a replay: not stored):"
+        )),
+        "{}",
+        replay.stdout
+    );
+    assert_eq!(common::stored_runs(&sb.path("pocketbench.db")), 1);
+}

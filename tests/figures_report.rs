@@ -1,7 +1,9 @@
 //! `pocketbench report` figures that join features built apart: CPU frequency over time
 //! beside latency (a run sampled over a fake sysfs tree whose frequency changes during the
 //! run; and a note instead when no run has a timeline), and the flashbench figures (a tiny
-//! grid, alone and beside ordinary runs, as HTML and as PNG/SVG files).
+//! grid, alone and beside ordinary runs, as HTML and as PNG/SVG files, each file saying which
+//! run it shows and that its flash counts are modelled). A figure directory written again from
+//! another store keeps no figure of the first.
 
 mod common;
 
@@ -225,7 +227,13 @@ fn flashbench_runs_get_figures_against_request_count() {
             let bytes = std::fs::read(&file).unwrap();
             match format {
                 "png" => assert_eq!(&bytes[1..4], b"PNG"),
-                _ => assert!(points(&String::from_utf8(bytes).unwrap(), id) > 0),
+                _ => {
+                    // The figure alone says which run it is and that flash counts are modelled.
+                    let svg = String::from_utf8(bytes).unwrap();
+                    assert!(points(&svg, id) > 0);
+                    assert!(svg.contains("flashbench run #1, flash model preset slc-2k"));
+                    assert!(svg.contains("are modelled, not measured"));
+                }
             }
         }
         if let (Ok(keep), "png") = (std::env::var("POCKETBENCH_KEEP_FIGURES"), format) {
@@ -247,4 +255,44 @@ fn flashbench_runs_get_figures_against_request_count() {
     assert_eq!(ids.len(), 6 + 5, "{ids:?}");
     assert_eq!(ids[6..], FLASH_FIGURES);
     assert!(page.contains("Drawn from flashbench run #2, the latest of 2 in the store."));
+}
+
+#[test]
+fn a_figure_directory_written_again_holds_only_the_new_report() {
+    let sb = Sandbox::new();
+    tiny_flashbench(&sb);
+    let dir = sb.path("figures");
+    let report = |results: &Path| {
+        sb.pb([
+            "report",
+            "--results",
+            arg(results),
+            "--format",
+            "svg",
+            "-o",
+            arg(&dir),
+        ])
+        .expect_ok()
+    };
+    report(&sb.results());
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    // Another store, of ordinary runs only, into the same directory.
+    let other = sb.path("other.db");
+    sb.pb(common::words(
+        "run --ops 20 --records 20 --delay zero --no-overhead -q --results other.db",
+    ))
+    .expect_ok();
+    let out = report(&other);
+    assert!(out.stdout.contains("removed 5 figure(s)"), "{}", out.stdout);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert!(
+        names.iter().all(|n| !n.starts_with("flashbench-")),
+        "{names:?}"
+    );
+    assert!(names.contains(&"notes.txt".to_string()), "{names:?}");
+    assert!(names.iter().any(|n| n.ends_with(".svg")), "{names:?}");
 }

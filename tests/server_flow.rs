@@ -1,8 +1,9 @@
 //! The README's server flow in a fresh directory after one result of every kind (run, study,
 //! storage, flashbench, durability, models): `serve token add` and `serve`, then `submit
-//! --all-new` sends every result. Every kind stores `tool_version` as "pocketbench VERSION" and
-//! an older store's bare "0.1.0" is sent in that form; `results show ID --json` carries the real
-//! id for every kind; a result the server refuses is reported and the others still go, with
+//! --all-new` sends every result, to a server on each back end. Every kind stores
+//! `tool_version` as "pocketbench VERSION" and an older store's bare "0.1.0" is sent in that
+//! form; `results show ID --json` carries the real id for every kind and `results list` names
+//! each one's engine; a result the server refuses is reported and the others still go, with
 //! exit status 1 at the end.
 #![cfg(feature = "server")]
 
@@ -58,7 +59,6 @@ fn every_kind(sb: &Sandbox) -> Vec<&'static str> {
 
 #[test]
 fn the_readme_server_flow_submits_every_kind() {
-    let b = backends().remove(0);
     let sb = Sandbox::new();
     let kinds = every_kind(&sb);
     // Every kind stores one version form, and shows its real id.
@@ -74,42 +74,59 @@ fn the_readme_server_flow_submits_every_kind() {
             assert!(v.starts_with("pocketbench "), "{kind}: {v}");
         }
     }
+    // `results list` names every kind's engine (a suite's is in its summary).
+    let list = sb.pb(["results", "list", "--json"]).expect_ok().json();
+    let engines: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["engine"].as_str().unwrap())
+        .collect();
+    assert_eq!(engines, ["sqlite"; 6]);
     // An older store's durability result: the bare version, as it was written then.
     set_version(&sb, 5, "'0.1.0'");
     let old = sb.pb(["results", "show", "5", "--json"]).expect_ok().json();
     assert_eq!(old["tool_version"], "pocketbench 0.1.0");
 
-    let s = Server::start(&b, &[]);
-    let token = s.token("my-phone");
-    let out = sb
-        .pb([
-            "submit",
-            "--server",
-            &s.url,
-            "--token",
-            &token,
-            "--all-new",
-            "--json",
-        ])
-        .expect_ok()
-        .json();
-    let sent: Vec<&str> = out
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(sent, kinds);
-    assert!(out.as_array().unwrap().iter().all(|r| r["created"] == true));
-    let again = sb
-        .pb(["submit", "--server", &s.url, "--token", &token, "--all-new"])
-        .expect_ok();
-    assert!(again.stdout.contains("nothing to send"), "{}", again.stdout);
+    // The same store to a server on each back end: everything goes to each.
+    for b in backends() {
+        let s = Server::start(&b, &[]);
+        let token = s.token("my-phone");
+        let out = sb
+            .pb([
+                "submit",
+                "--server",
+                &s.url,
+                "--token",
+                &token,
+                "--all-new",
+                "--json",
+            ])
+            .expect_ok()
+            .json();
+        let sent: Vec<&str> = out
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(sent, kinds, "{}", b.name);
+        assert!(out.as_array().unwrap().iter().all(|r| r["created"] == true));
+        let again = sb
+            .pb(["submit", "--server", &s.url, "--token", &token, "--all-new"])
+            .expect_ok();
+        assert!(again.stdout.contains("nothing to send"), "{}", again.stdout);
+    }
 }
 
 #[test]
 fn a_refused_result_does_not_stop_the_others() {
-    let b = backends().remove(0);
+    for b in backends() {
+        refused_on(&b);
+    }
+}
+
+fn refused_on(b: &common::server::Backend) {
     let sb = Sandbox::new();
     for _ in 0..3 {
         sb.pb(words(
@@ -119,7 +136,7 @@ fn a_refused_result_does_not_stop_the_others() {
     }
     // Result 2 as no server takes it: its tool_version is not text.
     set_version(&sb, 2, "7");
-    let s = Server::start(&b, &[]);
+    let s = Server::start(b, &[]);
     let token = s.token("my-phone");
     let out = sb
         .pb(["submit", "--server", &s.url, "--token", &token, "--all-new"])

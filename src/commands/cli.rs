@@ -19,7 +19,7 @@ use std::path::PathBuf;
     name = "pocketbench",
     version,
     about = "Benchmark embedded databases the way phones and boards use them: one client, bursts of queries, think time between them, measured per operation.",
-    after_help = "Examples:\n  pocketbench run                                   PocketData default: ycsb-c, 500 records, 1800 ops, lognormal 6.67 ms think time, SQLite\n  pocketbench run --workload ycsb-a --delay zero    saturated YCSB A\n  pocketbench run --workload workload_ia_log.json   replay an original PocketData file with its recorded breaks\n  pocketbench trace gen --workload ycsb-b -o b.pbt  pre-generate a trace\n  pocketbench run --trace b.pbt -o synchronous=off  replay it\n  pocketbench results list"
+    after_help = "Examples:\n  pocketbench run                                   PocketData default: ycsb-c, 500 records, 1800 ops, lognormal 6.67 ms think time, SQLite\n  pocketbench run --workload ycsb-a --delay zero    saturated YCSB A\n  pocketbench run --workload docs/examples/workload_ia_log.json   replay an original PocketData recording with its breaks\n  pocketbench trace gen --workload ycsb-b -o b.pbt  pre-generate a trace\n  pocketbench run --trace b.pbt -o synchronous=off  replay it\n  pocketbench results list"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -61,7 +61,7 @@ pub enum Command {
     Matrix(MatrixArgs),
     /// Compare two cells or result sets: is the difference significant, and how large is it.
     #[command(
-        after_help = "A and B are each a results store file (all its runs) or a filter over --results:\n  key=value[,key=value...], alternatives with |, e.g. engine=sqlite,delay=zero or run=3-5.\n\nExamples:\n  pocketbench compare engine=null engine=sqlite --results study.db\n  pocketbench compare 'study=2,cell=1' 'study=2,cell=3'\n  pocketbench compare before.db after.db --confidence 0.95"
+        after_help = "A and B are each a results store file (all its runs) or a filter over --results:\n  key=value[,key=value...], alternatives with |, e.g. engine=sqlite,delay=zero or run=3-5.\n\nExamples:\n  pocketbench compare engine=null engine=sqlite --results study.db\n  pocketbench compare 'study=1,cell=1' 'study=1,cell=3' --results study.db\n  pocketbench compare before.db after.db --confidence 0.95"
     )]
     Compare(CompareArgs),
     /// Write a report: one self-contained HTML file with SVG charts, the figures as PNG or SVG
@@ -71,7 +71,7 @@ pub enum Command {
     )]
     Report(ReportArgs),
     /// List engines, their versions and options.
-    #[command(after_help = "Example:\n  pocketbench engines --json")]
+    #[command(after_help = "Examples:\n  pocketbench engines\n  pocketbench engines --json")]
     Engines(EnginesArgs),
     /// What this device offers and lacks for measurement, and what each means for results.
     #[command(
@@ -84,10 +84,16 @@ pub enum Command {
     )]
     Diagnose(DiagnoseArgs),
     /// Energy measurements: import an external power meter's CSV into a stored run.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  pocketbench energy import 12 monsoon.csv --meter-start 1732233100.25\n  pocketbench energy import 12 usbmeter.csv --align start\n\nThe meter file's columns and alignment: docs/platform.md"
+    )]
     Energy(EnergyCommand),
     /// The NAND flash model: replay a saved I/O trace, validate it, list presets.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  pocketbench run --flash-trace run.pbft --ops 200   save a run's I/O trace\n  pocketbench flash replay run.pbft --preset mlc-4k\n  pocketbench flash validate\n  pocketbench flash presets\n\nThe model and its file format: docs/flash.md"
+    )]
     Flash(FlashCommand),
     /// Flash micro-benchmark: INSERT/SELECT/JOIN/UPDATE per record size and request count,
     /// timed per request, with modelled NAND flash reads, programs and erases.
@@ -95,7 +101,7 @@ pub enum Command {
     /// Which configurations lose acknowledged commits when the power fails: the workload is
     /// cut at I/O events, the database recovered and checked; speed and safety side by side.
     #[command(
-        after_help = "Examples:\n  pocketbench durability\n  pocketbench durability --config journal_mode=wal --config synchronous=normal,full --crashes 500\n  pocketbench durability --torn --json\n  pocketbench durability --config journal_mode=delete --config synchronous=off --replay-crash 1:37\n\nThe model and its limits: docs/durability.md"
+        after_help = "Examples:\n  pocketbench durability\n  pocketbench durability --config journal_mode=wal --config synchronous=normal,full --crashes 500\n  pocketbench durability --torn --json\n  pocketbench durability --engine sqlite --config journal_mode=delete --config synchronous=off --replay-crash 1:37\n\nThe model and its limits: docs/durability.md"
     )]
     Durability(DurabilityArgs),
     /// The data-model study: one e-commerce schema and six tests on a relational, key-value,
@@ -123,7 +129,7 @@ pub enum Command {
     Serve(super::serve::ServeArgs),
     /// Send stored results (with this device's identity) to a results server.
     #[command(
-        after_help = "Examples:\n  pocketbench submit --server http://127.0.0.1:8080 --token TOKEN 3 4\n  pocketbench submit --server http://lab:8080 --all-new"
+        after_help = "Examples:\n  pocketbench submit --server http://127.0.0.1:8080 --token TOKEN 3 4\n  POCKETBENCH_TOKEN=TOKEN pocketbench submit --server http://lab:8080 --all-new\n\nThe token comes from `pocketbench serve token add NAME` on the server (--token or POCKETBENCH_TOKEN)."
     )]
     Submit(super::submit::SubmitArgs),
     /// Take study cells from a results server, run them on this device, submit the results.
@@ -134,7 +140,7 @@ pub enum Command {
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     #[cfg(feature = "completions")]
     #[command(
-        after_help = "Examples:\n  pocketbench completions bash > /etc/bash_completion.d/pocketbench\n  pocketbench completions zsh > \"${fpath[1]}/_pocketbench\"\n  pocketbench completions fish > ~/.config/fish/completions/pocketbench.fish"
+        after_help = "Examples:\n  pocketbench completions bash > /etc/bash_completion.d/pocketbench\n  pocketbench completions zsh > _pocketbench              then move _pocketbench into a directory of $fpath\n  pocketbench completions fish > ~/.config/fish/completions/pocketbench.fish"
     )]
     Completions(super::completions::CompletionsArgs),
     /// Replay process (internal: started by `run`).

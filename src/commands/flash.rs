@@ -82,7 +82,9 @@ pub enum FlashCommand {
         json: bool,
     },
     /// List the presets and model options.
-    #[command(after_help = "Example:\n  pocketbench flash presets --json")]
+    #[command(
+        after_help = "Examples:\n  pocketbench flash presets\n  pocketbench flash presets --json"
+    )]
     Presets {
         /// Print the output as JSON instead of text.
         #[arg(long)]
@@ -99,7 +101,7 @@ pub fn main(cmd: &FlashCommand) -> Result<i32> {
             if *json {
                 super::print_json(&r)?;
             } else {
-                println!("trace      {} ({})", file.display(), t.info.engine);
+                println!("trace      {}: {}", file.display(), t.info.engine);
                 print!("{}", report::render(&r));
             }
         }

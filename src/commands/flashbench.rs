@@ -15,7 +15,7 @@ const SUITE: &str = "flashbench";
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Examples:\n  pocketbench flashbench                                         the study's full grid (4 × 4 × 50 cells)\n  pocketbench flashbench --requests update --sizes 150 --counts 100..1000:100 --csv upd.csv\n  pocketbench flashbench --page-size 4096 --preset mlc-4k --flash precondition=fresh\n  pocketbench flashbench --show                                  the latest stored run\n  pocketbench flashbench --show 3 --cell update:150:500          one cell's per-request table"
+    after_help = "Examples:\n  pocketbench flashbench                                         the study's full grid (4 × 4 × 50 cells)\n  pocketbench flashbench --requests update --sizes 150 --counts 100..1000:100 --csv upd.csv\n  pocketbench flashbench --page-size 4096 --preset mlc-4k --flash precondition=fresh\n  pocketbench flashbench --show                                  the latest stored run\n  pocketbench flashbench --show --cell update:150:100          one cell's per-request table"
 )]
 pub struct FlashbenchArgs {
     /// Request types (comma list).

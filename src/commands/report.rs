@@ -61,5 +61,11 @@ pub fn main(args: &ReportArgs) -> Result<i32> {
         written.configurations,
         t0.elapsed().as_millis()
     );
+    if !written.removed.is_empty() {
+        println!(
+            "removed {} figure(s) an earlier report wrote there that this one has not",
+            written.removed.len()
+        );
+    }
     Ok(0)
 }

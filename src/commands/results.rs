@@ -15,7 +15,9 @@ use std::path::PathBuf;
 #[derive(Subcommand, Debug)]
 pub enum ResultsCommand {
     /// One line per stored run.
-    #[command(after_help = "Example:\n  pocketbench results list --results study.db")]
+    #[command(
+        after_help = "Examples:\n  pocketbench results list\n  pocketbench results list --results study.db --json"
+    )]
     List {
         /// Results store (SQLite file).
         #[arg(long, default_value = "pocketbench.db")]
@@ -103,9 +105,19 @@ pub fn main(cmd: &ResultsCommand) -> Result<i32> {
             json,
         } => {
             // Every file must be readable before anything is imported.
+            // (The store's checks name --results; here the file is a FILE argument.)
             for f in files {
-                Store::open_read(f)
-                    .map_err(|e| crate::error::Error::input(format!("results import: {e}")))?;
+                if !f.exists() {
+                    return Err(crate::error::Error::input(format!(
+                        "results import: {}: no such file",
+                        f.display()
+                    )));
+                }
+                Store::open_read(f).map_err(|e| {
+                    let e = e.to_string();
+                    let e = e.strip_prefix("--results ").unwrap_or(&e);
+                    crate::error::Error::input(format!("results import: {e}"))
+                })?;
             }
             let mut store = Store::open(results)?;
             let mut all = Vec::new();
@@ -168,7 +180,7 @@ fn show_suite(
 /// Export run `id` of `store` in format `f`, to `output` or stdout.
 fn export_run(store: &Store, id: i64, f: export::Format, output: Option<&Path>) -> Result<i32> {
     if let Some(o) = output {
-        if !o.is_dir() {
+        if !o.is_dir() && !o.as_os_str().to_string_lossy().ends_with('/') {
             crate::output::target::check(o, "-o")?;
         }
     }

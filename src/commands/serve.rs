@@ -72,13 +72,19 @@ pub struct ServeOptions {
 #[derive(Subcommand, Debug)]
 pub enum ServeCommand {
     /// API tokens: add (printed once), list, revoke.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  pocketbench serve token list\n  pocketbench serve token revoke lab-phone-1"
+    )]
     Token(TokenCommand),
 }
 
 #[derive(Subcommand, Debug)]
 pub enum TokenCommand {
     /// Create a token and print it (only its hash is stored).
+    #[command(
+        after_help = "Examples:\n  pocketbench serve token add my-phone\n  pocketbench serve token add bench-pi --db pocketbench-server.db"
+    )]
     Add {
         /// The token's name (1 to 64 letters, digits, '.', '_', '-'), e.g. the device's.
         name: String,
@@ -87,12 +93,18 @@ pub enum TokenCommand {
         db: String,
     },
     /// List tokens by name.
+    #[command(
+        after_help = "Examples:\n  pocketbench serve token list\n  pocketbench serve token list --db pocketbench-server.db"
+    )]
     List {
         /// The server's database (as `serve --db`).
         #[arg(long, default_value = server::db::DEFAULT_DB)]
         db: String,
     },
     /// Revoke a token.
+    #[command(
+        after_help = "Examples:\n  pocketbench serve token revoke my-phone\n  pocketbench serve token revoke bench-pi --db pocketbench-server.db"
+    )]
     Revoke {
         /// The token's name.
         name: String,

@@ -149,8 +149,13 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
     check_sqlite_option("synchronous", "--synchronous", &a.synchronous)?;
     if !a.dir.is_dir() {
         return Err(Error::input(format!(
-            "--dir {}: not a directory",
-            a.dir.display()
+            "--dir {}: {}",
+            a.dir.display(),
+            if a.dir.exists() {
+                "not a directory"
+            } else {
+                "no such directory"
+            }
         )));
     }
     let threads = list(

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 pub enum TraceCommand {
     /// Write a workload as a trace file.
     #[command(
-        after_help = "Examples:\n  pocketbench trace gen -o c.pbt\n  pocketbench trace gen --workload ycsb-a --ops 10000000 --delay zero -o big.pbt\n  pocketbench trace gen --workload workload_ia_log.json -o ia.pbt"
+        after_help = "Examples:\n  pocketbench trace gen -o c.pbt\n  pocketbench trace gen --workload ycsb-a --ops 10000000 --delay zero -o big.pbt\n  pocketbench trace gen --workload docs/examples/workload_ia_log.json -o ia.pbt"
     )]
     Gen {
         #[command(flatten)]
@@ -50,7 +50,9 @@ pub enum TraceCommand {
         json: bool,
     },
     /// Print a trace: header, totals, operation mix, delays, first operations.
-    #[command(after_help = "Example:\n  pocketbench trace show c.pbt --limit 20")]
+    #[command(
+        after_help = "Examples:\n  pocketbench trace show c.pbt\n  pocketbench trace show c.pbt --limit 20 --json"
+    )]
     Show {
         /// Trace file to print.
         file: PathBuf,

@@ -36,6 +36,21 @@ pub struct Selector {
     pub devices_file: Option<std::path::PathBuf>,
 }
 
+/// Where ssh targets come from and which there are, for an error naming a target that is not one.
+fn configured_targets(c: &config::Devices) -> String {
+    let file = if c.source.is_empty() {
+        "the devices file (~/.config/pocketbench/devices.toml)".to_string()
+    } else {
+        c.source.clone()
+    };
+    if c.ssh.is_empty() {
+        format!("{file} (there is none there: docs/device.md says how to configure one)")
+    } else {
+        let names = c.ssh.keys().cloned().collect::<Vec<_>>().join(", ");
+        format!("{file} ({names})")
+    }
+}
+
 /// Resolve `sel` to one reachable device: a configured ssh target or `--ssh` destination, or
 /// the adb device named by serial, or the only attached adb device.
 pub fn select(sel: &Selector) -> Result<Box<dyn Transport>> {
@@ -83,18 +98,13 @@ pub fn select(sel: &Selector) -> Result<Box<dyn Transport>> {
                 .filter(|s| !s.is_empty())
         });
     let adb =
-        adb::Adb::select(serial.as_deref(), sel.dir.clone()).map_err(|e| {
-            match (&sel.target, configured.ssh.is_empty()) {
-                (Some(name), false) if sel.serial.is_none() => {
-                    Error::input(format!(
-                "device {}: neither an ssh target of {} ({}) nor an attached adb device: {e}",
+        adb::Adb::select(serial.as_deref(), sel.dir.clone()).map_err(|e| match &sel.target {
+            Some(name) if sel.serial.is_none() => Error::input(format!(
+                "device {}: neither an ssh target of {} nor an attached adb device: {e}",
                 crate::limits::escape(name),
-                configured.source,
-                configured.ssh.keys().cloned().collect::<Vec<_>>().join(", ")
-            ))
-                }
-                _ => e,
-            }
+                configured_targets(&configured),
+            )),
+            _ => e,
         })?;
     Ok(Box::new(adb))
 }

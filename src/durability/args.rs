@@ -123,10 +123,10 @@ pub struct DurabilityArgs {
     #[arg(long, default_value_t = 200)]
     pub crashes: u64,
     /// Transactions in the workload (at most 10 000).
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = DEFAULT_TXNS)]
     pub txns: u64,
     /// Rows each transaction writes (at most 1 000; at most 64 with --workload update).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = DEFAULT_ROWS_PER_TXN)]
     pub rows_per_txn: u32,
     /// The transactions: append (each inserts rows of its own) or update (each rewrites
     /// preloaded rows in place; SQLite and redb).
@@ -299,6 +299,11 @@ fn bounded<T: PartialOrd + std::fmt::Display>(flag: &str, v: T, lo: T, hi: T) ->
     }
     Ok(v)
 }
+
+/// `--txns`'s default.
+pub const DEFAULT_TXNS: u64 = 50;
+/// `--rows-per-txn`'s default.
+pub const DEFAULT_ROWS_PER_TXN: u32 = 3;
 
 fn plan(a: &DurabilityArgs) -> Result<Plan> {
     let (seed, replay) = match &a.replay_crash {

@@ -338,8 +338,9 @@ impl PointResult {
             || self.inconsistent.is_some()
     }
 
-    /// One line for the first finding of a configuration.
-    pub fn text(&self, seed: u64) -> String {
+    /// One line for the first finding of a configuration; `replay` is the command line that
+    /// runs this configuration at this point again ([`replay_command`]).
+    pub fn text(&self, replay: &str) -> String {
         let mut what = Vec::new();
         if self.lost > 0 {
             what.push(format!(
@@ -362,17 +363,38 @@ impl PointResult {
         if let Some(i) = &self.inconsistent {
             what.push(i.clone());
         }
-        let state = if self.state > 0 {
-            format!("/{}", self.state)
-        } else {
-            String::new()
-        };
-        format!(
-            "{} (replay: --replay-crash {seed}:{}{state})",
-            what.join("; "),
-            self.point
-        )
+        format!("{} (replay: {replay})", what.join("; "))
     }
+}
+
+/// The flags that replay crash point `at` of `subject` alone, with the same workload:
+/// `--engine sqlite --config journal_mode=wal --config synchronous=off --replay-crash 1:29`
+/// (and `--torn`, `--workload update`, `--txns`, `--rows-per-txn` when not the defaults).
+pub fn replay_command(subject: &dyn Subject, plan: &Plan, at: &PointResult) -> String {
+    let mut f = vec![format!("--engine {}", subject.engine())];
+    for (k, v) in subject.config() {
+        f.push(format!("--config {k}={v}"));
+    }
+    if plan.workload != Workload::Append {
+        f.push(format!("--workload {}", plan.workload.name()));
+    }
+    if plan.txns != args::DEFAULT_TXNS {
+        f.push(format!("--txns {}", plan.txns));
+    }
+    if plan.rows_per_txn != args::DEFAULT_ROWS_PER_TXN {
+        f.push(format!("--rows-per-txn {}", plan.rows_per_txn));
+    }
+    if plan.torn {
+        f.push("--torn".into());
+    }
+    // A process crash's point may carry the state it was taken in (`POINT/STATE`).
+    let state = if at.state > 0 {
+        format!("/{}", at.state)
+    } else {
+        String::new()
+    };
+    f.push(format!("--replay-crash {}:{}{state}", plan.seed, at.point));
+    f.join(" ")
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -503,7 +525,7 @@ pub fn run_config(
         first_finding: results
             .iter()
             .find(|r| r.failed())
-            .map(|r| r.text(plan.seed)),
+            .map(|r| r.text(&replay_command(subject, plan, r))),
         findings,
     })
 }

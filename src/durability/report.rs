@@ -106,12 +106,13 @@ pub fn render(run: &DurabilityRun) -> String {
             let _ = writeln!(o, "{f}");
         }
     }
-    if run.replay.is_some() {
+    if let Some(point) = run.replay {
         for r in reports {
             for p in &r.findings {
                 let _ = writeln!(
                     o,
-                    "\n{}",
+                    "\ncrash point {point} of {} (a replay: not stored):\n{}",
+                    named(r),
                     serde_json::to_string_pretty(p).unwrap_or_default()
                 );
             }

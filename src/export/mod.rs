@@ -91,7 +91,10 @@ pub fn write(
             "this export is {} files: give {flag} DIR",
             parts.len()
         ))),
-        ([one], Some(path)) if !path.is_dir() => {
+        // `-o DIR/` names a directory even before it exists, for one part as for several.
+        ([one], Some(path))
+            if !path.is_dir() && !path.as_os_str().to_string_lossy().ends_with('/') =>
+        {
             atomic_write(path, &one.bytes, flag)?;
             Ok(vec![path.to_path_buf()])
         }
@@ -136,4 +139,23 @@ fn stem(text: &str) -> String {
         })
         .collect();
     s.trim_matches('_').chars().take(120).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_path_ending_in_a_slash_is_a_directory_even_for_one_part() {
+        let tmp = tempfile::tempdir().unwrap();
+        let parts = [super::Part {
+            stem: "read".into(),
+            bytes: b"x".to_vec(),
+        }];
+        let dir = format!("{}/hist/", tmp.path().display());
+        let written = super::write(&parts, "hgrm", Some(std::path::Path::new(&dir)), "-o").unwrap();
+        assert_eq!(written, [tmp.path().join("hist/read.hgrm")]);
+        assert_eq!(
+            std::fs::read(tmp.path().join("hist/read.hgrm")).unwrap(),
+            b"x"
+        );
+    }
 }

@@ -156,7 +156,7 @@ impl Session {
         let len = if len == 0 { run_ns } else { len };
         crate::output::progress::phase(&format!(
             "idle baseline for {} (energy without the database work)",
-            crate::output::units::format_duration(len)
+            crate::output::units::ns(len)
         ));
         let t0 = crate::platform::clock::mono_ns();
         let result = match self.energy {

@@ -76,9 +76,18 @@ fn describe(c: &Comparison, m: Metric) -> String {
             sd / (c.ratio * c.ratio)
         }
     });
-    let size = match sd {
-        Some(sd) => format!("{} ± {}", sig(factor), sig(sd)),
-        None => sig(factor),
+    // A factor within 10% of 1 reads as a percentage ("0.3% ± 0.2% lower"), not "1 ± 0.003×".
+    let size = if factor < 1.1 {
+        let pct = |v: f64| format!("{}%", sig(v * 100.0));
+        match sd {
+            Some(sd) => format!("{} ± {}", pct(factor - 1.0), pct(sd)),
+            None => pct(factor - 1.0),
+        }
+    } else {
+        match sd {
+            Some(sd) => format!("{} ± {}×", sig(factor), sig(sd)),
+            None => format!("{}×", sig(factor)),
+        }
     };
     let (word, dir) = match (m.higher_is_better(), better) {
         (true, true) => ("higher", "better"),
@@ -94,7 +103,7 @@ fn describe(c: &Comparison, m: Metric) -> String {
     if c.ratio == 1.0 {
         return format!("B equals A ({test})");
     }
-    format!("B is {size}× {word} ({dir}) ({test})")
+    format!("B is {size} {word} ({dir}) ({test})")
 }
 
 fn p_text(p: f64) -> String {
@@ -169,4 +178,27 @@ pub fn text(a: &Side, b: &Side, rows: &[MetricComparison], level: f64) -> String
         1.0 - level
     );
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::repeats::Estimate;
+
+    fn compare(a: &[f64], b: &[f64]) -> String {
+        let e = |v: &[f64]| Estimate::of(v, 0.9).unwrap();
+        describe(&Comparison::of(e(a), e(b)), Metric::P50)
+    }
+
+    #[test]
+    fn small_differences_read_as_percentages_and_large_ones_as_factors() {
+        // Means 100 and 99.7: A is 1/0.997 = 1.00301 times B, so B is 0.301% lower; 100 and
+        // 200: twice as high.
+        let small = compare(&[99.0, 101.0], &[99.7, 99.7]);
+        assert!(small.starts_with("B is 0.301% ± "), "{small}");
+        assert!(small.contains("% lower (better)"), "{small}");
+        let large = compare(&[100.0, 100.0], &[200.0, 200.0]);
+        assert!(large.starts_with("B is 2"), "{large}");
+        assert!(large.contains("× higher (worse)"), "{large}");
+    }
 }

@@ -66,6 +66,9 @@ pub struct Request<'a> {
 #[derive(Debug, serde::Serialize)]
 pub struct Written {
     pub files: Vec<PathBuf>,
+    /// Figures an earlier report wrote into the same directory that this one does not
+    /// (another store's, or configurations since filtered out): removed.
+    pub removed: Vec<PathBuf>,
     pub runs: usize,
     pub configurations: usize,
     pub figures: usize,
@@ -122,6 +125,7 @@ pub fn write(req: &Request<'_>) -> Result<Written> {
     }
     let mut written = Written {
         files: Vec::new(),
+        removed: Vec::new(),
         runs: data.runs.len(),
         configurations: data.groups.len(),
         figures: 0,
@@ -163,7 +167,37 @@ pub fn write(req: &Request<'_>) -> Result<Written> {
                 atomic_write(&path, &bytes, "-o")?;
                 written.files.push(path);
             }
+            written.removed = replace_owned(req.output, &written.files)?;
         }
     }
     Ok(written)
+}
+
+/// The list of figures a report wrote into a directory, kept in it.
+const OWNED: &str = ".pocketbench-figures";
+
+/// Remove the figures the last report wrote into `dir` that `now` does not include, and record
+/// `now` as the figures this directory holds from pocketbench; files it did not write are left
+/// alone. Returns what was removed.
+fn replace_owned(dir: &Path, now: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let list = dir.join(OWNED);
+    let names = |files: &[PathBuf]| -> Vec<String> {
+        files
+            .iter()
+            .filter_map(|f| f.file_name()?.to_str().map(str::to_string))
+            .collect()
+    };
+    let keep = names(now);
+    let mut removed = Vec::new();
+    let before = std::fs::read_to_string(&list).unwrap_or_default();
+    // Only plain names written by an earlier report: never a path elsewhere.
+    for name in before.lines().filter(|n| !n.is_empty() && !n.contains('/')) {
+        let path = dir.join(name);
+        if !keep.iter().any(|k| k == name) && path.is_file() {
+            std::fs::remove_file(&path).input_err(format!("-o {}", path.display()))?;
+            removed.push(path);
+        }
+    }
+    atomic_write(&list, format!("{}\n", keep.join("\n")).as_bytes(), "-o")?;
+    Ok(removed)
 }

@@ -233,7 +233,15 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT id, created_at, workload, engine, ops, errors,
+                // A suite result's engine is in its summary (models: the list of engines;
+                // storage and flashbench measure SQLite).
+                "SELECT id, created_at, workload,
+                        CASE WHEN engine <> '' THEN engine
+                             WHEN kind = 'models' THEN
+                                 (SELECT group_concat(value, ',') FROM json_each(summary, '$.engines'))
+                             WHEN kind IN ('storage', 'flashbench') THEN 'sqlite'
+                             ELSE coalesce(json_extract(summary, '$.engine'), '-') END,
+                        ops, errors,
                         json_extract(summary, '$.latency_us.all.p50'), json_extract(summary, '$.latency_us.all.p99'),
                         kind, json_extract(summary, '$.device.target')
                  FROM runs ORDER BY id",

@@ -140,7 +140,10 @@ pub fn main(spec_path: &Path) -> Result<()> {
     let spec: ReplaySpec = serde_json::from_str(&text).run_err("replay spec")?;
     let started = crate::platform::clock::process_start_ns();
     if let Some(p) = &spec.flash_trace {
-        crate::run::flash_hook::child_begin(p, &format!("{} {:?}", spec.engine, spec.options))?;
+        crate::run::flash_hook::child_begin(
+            p,
+            &crate::run::flash_hook::engine_label(&spec.engine, &spec.options),
+        )?;
     }
     let mut reader = TraceReader::open(&spec.trace)?;
     let (engine, open) = phase(|| -> Result<_> {

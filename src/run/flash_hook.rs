@@ -30,6 +30,16 @@ impl FlashRequest {
     }
 }
 
+/// The engine as a trace's header names it: `sqlite -o journal_mode=wal`, or `sqlite with its
+/// default options`.
+pub fn engine_label(engine: &str, options: &[(String, String)]) -> String {
+    if options.is_empty() {
+        return format!("{engine} with its default options");
+    }
+    let o: Vec<String> = options.iter().map(|(k, v)| format!("-o {k}={v}")).collect();
+    format!("{engine} {}", o.join(" "))
+}
+
 fn info(engine: &str) -> TraceInfo {
     TraceInfo {
         tool_version: crate::TOOL_VERSION.to_string(),
@@ -119,4 +129,23 @@ fn read_spool(path: &Path) -> Result<Vec<OpSample>> {
         v.push(s);
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_trace_names_its_engine_and_options_as_flags() {
+        assert_eq!(
+            super::engine_label("sqlite", &[]),
+            "sqlite with its default options"
+        );
+        let o = [
+            ("journal_mode".to_string(), "wal".to_string()),
+            ("synchronous".to_string(), "off".to_string()),
+        ];
+        assert_eq!(
+            super::engine_label("sqlite", &o),
+            "sqlite -o journal_mode=wal -o synchronous=off"
+        );
+    }
 }

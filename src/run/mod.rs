@@ -229,7 +229,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
             .wanted()
             .then(|| workdir.path().join("run.flashtrace")),
     };
-    let flash_engine = format!("{} {:?}", req.engine, req.options);
+    let flash_engine = flash_hook::engine_label(&req.engine, &req.options);
 
     crate::output::progress::phase(&format!(
         "loading {} operations into {}",

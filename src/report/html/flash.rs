@@ -73,7 +73,7 @@ fn figure(run: &FlashbenchRun, stored: usize, m: &Metric) -> Figure {
     let sizes = &run.settings.record_sizes;
     let cols = if requests.len() > 1 { 2 } else { 1 };
     let rows = requests.len().div_ceil(cols).max(1);
-    let mut svg = Svg::new(PW * cols as f64 + 20.0, PH * rows as f64 + 40.0);
+    let mut svg = Svg::new(PW * cols as f64 + 20.0, PH * rows as f64 + 72.0);
     for (k, &req) in requests.iter().enumerate() {
         let (ox, oy) = (10.0 + PW * (k % cols) as f64, PH * (k / cols) as f64);
         let cells: Vec<&CellResult> = run.cells.iter().filter(|c| c.request == req).collect();
@@ -127,6 +127,19 @@ fn figure(run: &FlashbenchRun, stored: usize, m: &Metric) -> Figure {
         .map(|(i, s)| (color(i).to_string(), format!("{s}-byte records")))
         .collect();
     svg.legend(75.0, PH * rows as f64 + 20.0, &legend);
+    // The figure alone (PNG, SVG) says what it is: which run, and that flash counts are the
+    // model's.
+    let caption = [
+        format!(
+            "flashbench run #{}, flash model preset {}:",
+            run.id, run.settings.model.preset
+        ),
+        "flash reads, programs and erases are modelled, not measured".to_string(),
+    ];
+    for (i, line) in caption.iter().enumerate() {
+        let y = PH * rows as f64 + 48.0 + 14.0 * i as f64;
+        svg.text(10.0, y, "start", r##"fill="#555555""##, line);
+    }
     let note = (stored > 1).then(|| {
         format!(
             "Drawn from flashbench run #{}, the latest of {stored} in the store.",

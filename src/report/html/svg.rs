@@ -10,8 +10,45 @@ pub const PALETTE: [&str; 10] = [
     "#9c755f", "#bab0ac",
 ];
 
+/// Distinct colours drawn before they repeat: the palette, then generated ones.
+pub const COLOURS: usize = 240;
+
+/// The colour of series `i`: the palette's ten, then colours spread around the hue circle by
+/// the golden angle at alternating lightness, so that a figure of 22 configurations has 22
+/// colours (they repeat after [`COLOURS`]).
 pub fn color(i: usize) -> &'static str {
-    PALETTE[i % PALETTE.len()]
+    static MORE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let i = i % COLOURS;
+    if i < PALETTE.len() {
+        return PALETTE[i];
+    }
+    let more = MORE.get_or_init(|| (PALETTE.len()..COLOURS).map(generated).collect());
+    &more[i - PALETTE.len()]
+}
+
+/// Colour `i` beyond the palette, as `#rrggbb`.
+fn generated(i: usize) -> String {
+    let hue = (i as f64 * 137.508 + 20.0) % 360.0;
+    let (s, l) = if i.is_multiple_of(2) {
+        (0.65, 0.38)
+    } else {
+        (0.55, 0.58)
+    };
+    // HSL to RGB.
+    let c = (1.0 - (2.0 * l - 1.0_f64).abs()) * s;
+    let h = hue / 60.0;
+    let x = c * (1.0 - (h % 2.0 - 1.0).abs());
+    let (r, g, b) = match h as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = l - c / 2.0;
+    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    format!("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b))
 }
 
 /// Text escaped for HTML and SVG: markup characters as entities, and control characters
@@ -42,6 +79,31 @@ pub fn clip(text: &str, max: usize) -> String {
     let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
     out.push('…');
     out
+}
+
+/// `text` in lines of at most `max` characters, broken at spaces (a longer word is cut).
+pub fn wrap(text: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let n = line.chars().count();
+        if n > 0 && n + 1 + word.chars().count() > max {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > max {
+            let head: String = line.chars().take(max).collect();
+            line = line.chars().skip(max).collect();
+            lines.push(head);
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// Longest row label drawn beside a chart, in characters.
@@ -147,20 +209,30 @@ impl Svg {
 
     /// A legend of (colour, label) entries in rows starting at (x, y); the canvas grows to fit.
     pub fn legend(&mut self, x: f64, y: f64, entries: &[(String, String)]) {
+        const CHAR: f64 = 6.2;
+        // A label wider than the canvas is wrapped at spaces (or cut) onto lines of its own.
+        let fit = (((self.width - 10.0 - x - 18.0) / CHAR) as usize).max(8);
         let mut cx = x;
         let mut cy = y;
+        let mut row_lines = 1;
         for (fill, label) in entries {
-            let w = 18.0 + 6.2 * label.chars().count() as f64;
+            let lines = wrap(label, fit);
+            let widest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+            let w = 18.0 + CHAR * widest as f64;
             if cx + w > self.width - 10.0 && cx > x {
                 cx = x;
-                cy += 16.0;
+                cy += 3.0 + 13.0 * row_lines as f64;
+                row_lines = 1;
             }
             self.rect(cx, cy - 9.0, 10.0, 10.0, fill, label);
-            self.text(cx + 14.0, cy, "start", "", label);
+            for (k, line) in lines.iter().enumerate() {
+                self.text(cx + 14.0, cy + 13.0 * k as f64, "start", "", line);
+            }
+            row_lines = row_lines.max(lines.len());
             cx += w + 10.0;
         }
         // Grow the canvas when the legend wrapped past the bottom.
-        self.height = self.height.max(cy + 10.0);
+        self.height = self.height.max(cy + 13.0 * (row_lines - 1) as f64 + 10.0);
     }
 
     /// The finished document; `id` and the point count go on the root element.
@@ -330,6 +402,45 @@ mod tests {
         assert_eq!(num(0.0002), "0.0002");
         assert_eq!(num(2.5e6), "2.5M");
         assert_eq!(num(12.26), "12.3");
+    }
+
+    #[test]
+    fn twenty_two_configurations_get_twenty_two_colours_and_whole_labels() {
+        let colours: std::collections::BTreeSet<&str> = (0..22).map(color).collect();
+        assert_eq!(colours.len(), 22);
+        assert_eq!(color(0), PALETTE[0]);
+        assert_eq!(color(COLOURS), color(0));
+        assert!(color(17).starts_with('#') && color(17).len() == 7);
+        assert_eq!(
+            wrap("engine=sqlite:wal/normal delay=lognormal:6.67ms", 26),
+            ["engine=sqlite:wal/normal", "delay=lognormal:6.67ms"]
+        );
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        // A legend of 22 long labels on a narrow canvas: every label whole, none past the edge.
+        let mut svg = Svg::new(300.0, 100.0);
+        let entries: Vec<(String, String)> = (0..22)
+            .map(|i| {
+                (
+                    color(i).to_string(),
+                    format!("configuration {i} with a long name indeed"),
+                )
+            })
+            .collect();
+        svg.legend(70.0, 80.0, &entries);
+        assert!(svg.height > 100.0);
+        for line in svg.body.lines().filter(|l| l.starts_with("<text")) {
+            let x: f64 = line
+                .split("x=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let text = line.split('>').nth(1).unwrap().split('<').next().unwrap();
+            assert!(x + 6.2 * text.chars().count() as f64 <= 290.0, "{line}");
+        }
     }
 
     #[test]

@@ -27,8 +27,19 @@ pub fn describe(url: &str) -> String {
 impl Pg {
     pub fn connect(url: &str) -> Result<Pg> {
         let client = Client::connect(url, NoTls).map_err(|e| {
+            // The driver's own message is only "error connecting to server": the cause (a host
+            // that does not resolve, a refused connection) is its source.
+            let mut why = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                let s_text = s.to_string();
+                if !why.contains(&s_text) {
+                    why = format!("{why}: {s_text}");
+                }
+                source = s.source();
+            }
             Error::input(format!(
-                "--db {}: cannot connect: {e}",
+                "--db {}: cannot connect: {why}",
                 crate::limits::escape(&describe(url))
             ))
         })?;

@@ -134,9 +134,13 @@ pub fn ranking(state: &State, rq: &crate::server::http::Req, id: &str) -> Page {
     let mut body = format!(
         "<p class=\"note\">Per model: values more than three standard deviations from the model's \
          mean are dropped; models with at least {min} remaining results are ranked, {order} mean \
-         first. {} models have results in this category.</p>\n<table id=\"ranking\"><tr><th class=\"num\">rank</th>\
+         first. {} with results in this category.</p>\n<table id=\"ranking\"><tr><th class=\"num\">rank</th>\
          <th>model</th><th class=\"num\">mean ({u})</th><th class=\"num\">std. dev.</th><th class=\"num\">results kept / total</th></tr>\n",
-        all.len(),
+        if all.len() == 1 {
+            "1 model".to_string()
+        } else {
+            format!("{} models", all.len())
+        },
         u = esc(c.unit)
     );
     body.insert_str(0, &filter_form(c, &values, &choices));
