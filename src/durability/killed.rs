@@ -222,6 +222,9 @@ impl Subject for Config {
         let work = dir.join(WORK);
         copy_dir(&dir.join(BASE), &work)?;
         let mut e = engine::open(self.engine, &self.options, &work)?;
+        // The key-value statements exist once the schema is declared (SQLite prepares them
+        // there), as in the child that records.
+        e.create_schema(&DataModel::KeyValue(model()))?;
         super::time_transactions(plan, |txn| {
             insert(e.as_mut(), txn, u64::from(plan.rows_per_txn)).map_err(Error::failed)
         })
