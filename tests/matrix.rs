@@ -178,9 +178,14 @@ fn report_writes_every_format_and_refuses_bad_input() {
     };
     let figs = out_dir.path().join("figs");
     run(&["--format", "svg", "-o", arg(&figs)]).expect_ok();
-    let svgs: Vec<_> = std::fs::read_dir(&figs).unwrap().collect();
-    // The six figures of runs, and per-kind (every configuration ran the same kinds).
+    let svgs: Vec<_> = std::fs::read_dir(&figs)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension() == Some("svg".as_ref()))
+        .collect();
+    // The six figures of runs, and per-kind (every configuration ran the same kinds); beside
+    // them the list of the figures pocketbench wrote there.
     assert_eq!(svgs.len(), 7);
+    assert!(figs.join(".pocketbench-figures").is_file());
     assert!(figs.join("per-kind.svg").is_file());
     let cdf = std::fs::read_to_string(figs.join("latency-cdf.svg")).unwrap();
     assert!(cdf.starts_with("<svg") && cdf.contains("data-points"));
