@@ -62,16 +62,17 @@ impl Clock {
     fn ns(&mut self, s: Stamp) -> u64 {
         let at = |year: i64| {
             let days = days_from_civil(year, s.month, s.day).max(0) as u64;
-            days * NS_PER_DAY + s.ns_of_day
+            // A year far beyond any log's saturates instead of overflowing.
+            days.saturating_mul(NS_PER_DAY).saturating_add(s.ns_of_day)
         };
         match s.year {
             Some(y) => at(y),
             None => {
                 let base = at(2000);
                 if let Some(last) = self.last_yearless {
-                    if base + HALF_YEAR_NS < last {
+                    if base.saturating_add(HALF_YEAR_NS) < last {
                         self.years_added += 1;
-                    } else if base > last + HALF_YEAR_NS && self.years_added > 0 {
+                    } else if base > last.saturating_add(HALF_YEAR_NS) && self.years_added > 0 {
                         self.years_added -= 1;
                     }
                 }
