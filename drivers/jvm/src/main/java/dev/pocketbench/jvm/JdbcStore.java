@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  * cut off) becomes {@code DOUBLE PRECISION}; and increments {@code COL = COL + n} go through SQLite's arithmetic
  * on text ({@link SqliteCompat}).
  */
-final class JdbcStore implements Store {
+final class JdbcStore extends BaseStore {
     private static final Pattern BARE_DECIMAL = Pattern.compile("(?i)\\b(decimal|numeric)\\b(?!\\s*\\()");
     private static final Pattern VARCHAR_LEN =
             Pattern.compile("(?i)\\b(varchar|char|character varying)\\s*\\(\\s*\\d+\\s*\\)");
@@ -40,8 +40,6 @@ final class JdbcStore implements Store {
     private PreparedStatement read, scan, insert, updateAll;
     private PreparedStatement[] updateOne;
     private final Statement sql;
-    private boolean keep;
-    private byte[][] last = NOT_KEPT;
 
     JdbcStore(String engine, Path dir, Map<String, String> given) throws SQLException {
         this.engine = engine;
@@ -142,12 +140,13 @@ final class JdbcStore implements Store {
     }
 
     /** A point read: the rows, and the record's fields kept when asked ({@link #keepRead}). */
-    private long pointRead(String key) throws SQLException {
+    @Override
+    protected long pointRead(String key) throws SQLException {
         read.setString(1, key);
-        if (!keep) {
+        if (!keeping()) {
             return drain(read.executeQuery());
         }
-        last = NOT_FOUND;
+        kept(null);
         long rows = 0;
         try (ResultSet rs = read.executeQuery()) {
             int n = rs.getMetaData().getColumnCount();
@@ -157,7 +156,7 @@ final class JdbcStore implements Store {
                     String v = rs.getString(i);
                     fields[i - 2] = v == null ? null : v.getBytes(StandardCharsets.ISO_8859_1);
                 }
-                last = fields;
+                kept(fields);
                 rows++;
             }
         }
@@ -165,17 +164,7 @@ final class JdbcStore implements Store {
     }
 
     @Override
-    public void keepRead(boolean keep) {
-        this.keep = keep;
-        last = NOT_KEPT;
-    }
-
-    @Override
-    public byte[][] lastRead() {
-        return last;
-    }
-
-    private long update(Op op, Model.Request r) throws SQLException {
+    protected long update(Op op, Model.Request r) throws SQLException {
         if (op.field < 0) {
             for (int i = 0; i < model.fieldCount; i++) {
                 updateAll.setString(i + 1, r.texts[i]);
@@ -190,31 +179,24 @@ final class JdbcStore implements Store {
     }
 
     @Override
-    public long execute(Op op, Model.Request r) throws SQLException {
-        switch (op.tag) {
-            case Op.READ:
-                return pointRead(r.key);
-            case Op.SCAN:
-                scan.setString(1, r.key);
-                scan.setLong(2, op.len);
-                return drain(scan.executeQuery());
-            case Op.INSERT:
-                insert.setString(1, r.key);
-                for (int i = 0; i < model.fieldCount; i++) {
-                    insert.setString(i + 2, r.texts[i]);
-                }
-                return insert.executeUpdate();
-            case Op.UPDATE:
-                return update(op, r);
-            case Op.RMW:
-                pointRead(r.key);
-                return update(op, r);
-            default:
-                return statement(op.sql);
-        }
+    protected long scan(String key, long len) throws SQLException {
+        scan.setString(1, key);
+        scan.setLong(2, len);
+        return drain(scan.executeQuery());
     }
 
-    private long statement(String text) throws SQLException {
+    @Override
+    protected long insert(Model.Request r) throws SQLException {
+        insert.setString(1, r.key);
+        for (int i = 0; i < model.fieldCount; i++) {
+            insert.setString(i + 2, r.texts[i]);
+        }
+        return insert.executeUpdate();
+    }
+
+    @Override
+    protected long statement(Op op) throws SQLException {
+        String text = op.sql;
         String s = engine.equals("h2") ? h2Dialect(text) : text;
         if (sql.execute(s)) {
             return drain(sql.getResultSet());

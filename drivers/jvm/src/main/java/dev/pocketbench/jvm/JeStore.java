@@ -11,33 +11,26 @@ import com.sleepycat.je.JEVersion;
 import com.sleepycat.je.LockMode;
 import com.sleepycat.je.OperationStatus;
 import com.sleepycat.je.Transaction;
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
  * BerkeleyDB Java Edition: one database per table, the key text as the key and the fields in
  * pocketbench's key-value record encoding (each a u32 little-endian length and its bytes) as
- * the data, so every engine's rows compare field by field. Options: {@code durability}
+ * the data ({@link Records}). Options: {@code durability}
  * (sync, write_no_sync, no_sync: JE's commit durability), {@code cache_percent} (share of the
  * JVM heap for JE's cache) and {@code txn} (on: every write its own transaction and the load
  * one; off: a non-transactional environment). Key-value workloads only.
  */
-final class JeStore implements Store {
+final class JeStore extends BaseStore {
     private final Environment env;
     private final Map<String, String> options;
     private final boolean txn;
     private Database db;
     private Model model;
     private Transaction bulk;
-    private boolean keep;
-    private byte[][] last = NOT_KEPT;
 
     JeStore(Path dir, Map<String, String> given) throws Exception {
         options = Store.withDefaults(given, Map.of("durability", "sync", "cache_percent", "60", "txn", "on"));
@@ -61,7 +54,7 @@ final class JeStore implements Store {
     @Override
     public void createSchema(Model m) {
         if (m.sql) {
-            throw Fail.input("bdb-je runs key-value workloads only");
+            throw keyValueOnly();
         }
         model = m;
         DatabaseConfig dc = new DatabaseConfig();
@@ -110,34 +103,6 @@ final class JeStore implements Store {
         return new DatabaseEntry(s.getBytes(StandardCharsets.US_ASCII));
     }
 
-    static byte[] record(byte[][] values) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] v : values) {
-            field(out, v);
-        }
-        return out.toByteArray();
-    }
-
-    static void field(ByteArrayOutputStream out, byte[] v) {
-        out.writeBytes(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(v.length).array());
-        out.writeBytes(v);
-    }
-
-    static List<byte[]> fields(byte[] record) {
-        List<byte[]> out = new ArrayList<>();
-        ByteBuffer b = ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
-        while (b.remaining() >= 4) {
-            int n = b.getInt();
-            if (n < 0 || n > b.remaining()) {
-                break;
-            }
-            byte[] v = new byte[n];
-            b.get(v);
-            out.add(v);
-        }
-        return out;
-    }
-
     private long put(String key, byte[] data) {
         if (!writable()) {
             return 0;
@@ -146,79 +111,48 @@ final class JeStore implements Store {
         return 1;
     }
 
-    private long update(Op op, Model.Request r) {
+    @Override
+    protected long update(Op op, Model.Request r) {
         String key = r.key;
         if (op.field < 0) {
-            return put(key, record(r.fields));
+            return put(key, Records.encode(r.fields));
         }
         DatabaseEntry data = new DatabaseEntry();
         if (db.get(bulk, entry(key), data, LockMode.DEFAULT) != OperationStatus.SUCCESS) {
             return 0;
         }
-        List<byte[]> f = fields(data.getData());
-        if (op.field >= f.size()) {
-            return 0;
-        }
-        f.set(op.field, r.fields[op.field]);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] v : f) {
-            field(out, v);
-        }
-        return put(key, out.toByteArray());
+        byte[] changed = Records.withField(data.getData(), op.field, r.fields[op.field]);
+        return changed == null ? 0 : put(key, changed);
     }
 
     /** A point read; the record's fields kept when asked ({@link #keepRead}). */
-    private long pointRead(String key) {
+    @Override
+    protected long pointRead(String key) {
         DatabaseEntry data = new DatabaseEntry();
         boolean found = db.get(bulk, entry(key), data, LockMode.DEFAULT) == OperationStatus.SUCCESS;
-        if (keep) {
-            last = found ? fields(data.getData()).toArray(new byte[0][]) : NOT_FOUND;
+        if (keeping()) {
+            kept(found ? Records.decode(data.getData()) : null);
         }
         return found ? 1 : 0;
     }
 
     @Override
-    public void keepRead(boolean keep) {
-        this.keep = keep;
-        last = NOT_KEPT;
-    }
-
-    @Override
-    public byte[][] lastRead() {
-        return last;
-    }
-
-    @Override
-    public long execute(Op op, Model.Request r) {
-        if (r == null) {
-            throw Fail.input("bdb-je runs key-value workloads only");
-        }
-        String key = r.key;
-        switch (op.tag) {
-            case Op.READ:
-                return pointRead(key);
-            case Op.SCAN: {
-                long rows = 0;
-                try (Cursor c = db.openCursor(bulk, null)) {
-                    DatabaseEntry k = entry(key), data = new DatabaseEntry();
-                    OperationStatus s = c.getSearchKeyRange(k, data, LockMode.DEFAULT);
-                    while (s == OperationStatus.SUCCESS && rows < op.len) {
-                        rows++;
-                        s = c.getNext(k, data, LockMode.DEFAULT);
-                    }
-                }
-                return rows;
+    protected long scan(String key, long len) {
+        long rows = 0;
+        try (Cursor c = db.openCursor(bulk, null)) {
+            DatabaseEntry k = entry(key), data = new DatabaseEntry();
+            OperationStatus s = c.getSearchKeyRange(k, data, LockMode.DEFAULT);
+            while (s == OperationStatus.SUCCESS && rows < len) {
+                rows++;
+                s = c.getNext(k, data, LockMode.DEFAULT);
             }
-            case Op.INSERT:
-                return put(key, record(r.fields));
-            case Op.UPDATE:
-                return update(op, r);
-            case Op.RMW:
-                pointRead(key);
-                return update(op, r);
-            default:
-                throw Fail.input("bdb-je runs key-value workloads only");
         }
+        return rows;
+    }
+
+    @Override
+    protected long insert(Model.Request r) {
+        return put(r.key, Records.encode(r.fields));
     }
 
     @Override
@@ -242,10 +176,7 @@ final class JeStore implements Store {
         try (Cursor cur = db.openCursor(null, null)) {
             DatabaseEntry k = new DatabaseEntry(), data = new DatabaseEntry();
             while (cur.getNext(k, data, LockMode.DEFAULT) == OperationStatus.SUCCESS) {
-                c.bytes(k.getData());
-                for (byte[] v : fields(data.getData())) {
-                    c.bytes(v);
-                }
+                Records.checksum(c, k.getData(), data.getData());
             }
         }
         return c.hex();

@@ -25,14 +25,12 @@ import org.dizitart.no2.transaction.Transaction;
  * background commit, not synced per write); the load ends with {@code commit()}. A warm-up pass
  * runs in a Nitrite transaction that is rolled back. Key-value workloads only.
  */
-final class NitriteStore implements Store {
+final class NitriteStore extends BaseStore {
     private final Nitrite db;
     private NitriteCollection coll, main;
     private Model model;
     private Session session;
     private Transaction tx;
-    private boolean keep;
-    private byte[][] last = NOT_KEPT;
 
     NitriteStore(Path dir) {
         MVStoreModule store = MVStoreModule.withConfig()
@@ -44,7 +42,7 @@ final class NitriteStore implements Store {
     @Override
     public void createSchema(Model m) {
         if (m.sql) {
-            throw Fail.input("nitrite runs key-value workloads only");
+            throw keyValueOnly();
         }
         model = m;
         main = db.getCollection(m.table);
@@ -86,10 +84,11 @@ final class NitriteStore implements Store {
         return d;
     }
 
-    private long pointRead(String key) {
+    @Override
+    protected long pointRead(String key) {
         Document d = coll.find(where("key").eq(key)).firstOrNull();
-        if (keep) {
-            last = d == null ? NOT_FOUND : fields(d);
+        if (keeping()) {
+            kept(d == null ? null : fields(d));
         }
         return d == null ? 0 : 1;
     }
@@ -104,43 +103,25 @@ final class NitriteStore implements Store {
     }
 
     @Override
-    public void keepRead(boolean keep) {
-        this.keep = keep;
-        last = NOT_KEPT;
+    protected long scan(String key, long len) {
+        long rows = 0;
+        FindOptions o = FindOptions.orderBy("key", SortOrder.Ascending).limit(len);
+        for (Document d : coll.find(where("key").gte(key), o)) {
+            fields(d);
+            rows++;
+        }
+        return rows;
     }
 
     @Override
-    public byte[][] lastRead() {
-        return last;
+    protected long insert(Model.Request r) {
+        return coll.insert(document(r).put("key", r.key)).getAffectedCount();
     }
 
+    /** Nitrite merges the request's fields into the document (one field or every field). */
     @Override
-    public long execute(Op op, Model.Request r) {
-        if (r == null) {
-            throw Fail.input("nitrite runs key-value workloads only");
-        }
-        switch (op.tag) {
-            case Op.READ:
-                return pointRead(r.key);
-            case Op.SCAN: {
-                long rows = 0;
-                FindOptions o = FindOptions.orderBy("key", SortOrder.Ascending).limit(op.len);
-                for (Document d : coll.find(where("key").gte(r.key), o)) {
-                    fields(d);
-                    rows++;
-                }
-                return rows;
-            }
-            case Op.INSERT:
-                return coll.insert(document(r).put("key", r.key)).getAffectedCount();
-            case Op.UPDATE:
-                return coll.update(where("key").eq(r.key), document(r)).getAffectedCount();
-            case Op.RMW:
-                pointRead(r.key);
-                return coll.update(where("key").eq(r.key), document(r)).getAffectedCount();
-            default:
-                throw Fail.input("nitrite runs key-value workloads only");
-        }
+    protected long update(Op op, Model.Request r) {
+        return coll.update(where("key").eq(r.key), document(r)).getAffectedCount();
     }
 
     @Override

@@ -7,7 +7,7 @@ import io.objectbox.Box;
 import io.objectbox.BoxStore;
 import io.objectbox.query.Query;
 import io.objectbox.query.QueryBuilder.StringOrder;
-import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,13 +23,12 @@ import java.util.Map;
  * application can roll back from outside a callback, so a warm-up pass runs the reads and
  * scans and skips the writes. Key-value workloads only.
  */
-final class ObjectBoxStore implements Store {
+final class ObjectBoxStore extends BaseStore {
     private final BoxStore store;
     private final Box<KvRecord> box;
     private final Query<KvRecord> byKey, from;
     private List<KvRecord> loading;
-    private boolean scratch, keep;
-    private byte[][] last = NOT_KEPT;
+    private boolean scratch;
 
     ObjectBoxStore(Path dir) {
         store = MyObjectBox.builder().directory(dir.resolve("objectbox").toFile()).build();
@@ -42,7 +41,7 @@ final class ObjectBoxStore implements Store {
     @Override
     public void createSchema(Model m) {
         if (m.sql) {
-            throw Fail.input("objectbox runs key-value workloads only");
+            throw keyValueOnly();
         }
     }
 
@@ -71,23 +70,13 @@ final class ObjectBoxStore implements Store {
         return byKey.setParameter(KvRecord_.key, key).findUnique();
     }
 
-    private long pointRead(String key) {
+    @Override
+    protected long pointRead(String key) {
         KvRecord r = find(key);
-        if (keep) {
-            last = r == null ? NOT_FOUND : JeStore.fields(r.value).toArray(new byte[0][]);
+        if (keeping()) {
+            kept(r == null ? null : Records.decode(r.value));
         }
         return r == null ? 0 : 1;
-    }
-
-    @Override
-    public void keepRead(boolean keep) {
-        this.keep = keep;
-        last = NOT_KEPT;
-    }
-
-    @Override
-    public byte[][] lastRead() {
-        return last;
     }
 
     private long put(KvRecord r) {
@@ -102,52 +91,32 @@ final class ObjectBoxStore implements Store {
         return 1;
     }
 
-    private long update(Op op, Model.Request r) {
-        KvRecord rec = find(r.key);
-        if (rec == null) {
-            return 0;
-        }
-        if (op.field < 0) {
-            rec.value = JeStore.record(r.fields);
-        } else {
-            List<byte[]> f = JeStore.fields(rec.value);
-            if (op.field >= f.size()) {
-                return 0;
-            }
-            f.set(op.field, r.fields[op.field]);
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            for (byte[] v : f) {
-                JeStore.field(out, v);
-            }
-            rec.value = out.toByteArray();
-        }
+    @Override
+    protected long scan(String key, long len) {
+        return from.setParameter(KvRecord_.key, key).find(0, len).size();
+    }
+
+    @Override
+    protected long insert(Model.Request r) {
+        KvRecord rec = new KvRecord();
+        rec.key = r.key;
+        rec.value = Records.encode(r.fields);
         return put(rec);
     }
 
     @Override
-    public long execute(Op op, Model.Request r) {
-        if (r == null) {
-            throw Fail.input("objectbox runs key-value workloads only");
+    protected long update(Op op, Model.Request r) {
+        KvRecord rec = find(r.key);
+        if (rec == null) {
+            return 0;
         }
-        switch (op.tag) {
-            case Op.READ:
-                return pointRead(r.key);
-            case Op.SCAN:
-                return from.setParameter(KvRecord_.key, r.key).find(0, op.len).size();
-            case Op.INSERT: {
-                KvRecord rec = new KvRecord();
-                rec.key = r.key;
-                rec.value = JeStore.record(r.fields);
-                return put(rec);
-            }
-            case Op.UPDATE:
-                return update(op, r);
-            case Op.RMW:
-                pointRead(r.key);
-                return update(op, r);
-            default:
-                throw Fail.input("objectbox runs key-value workloads only");
+        byte[] changed = op.field < 0 ? Records.encode(r.fields)
+                : Records.withField(rec.value, op.field, r.fields[op.field]);
+        if (changed == null) {
+            return 0;
         }
+        rec.value = changed;
+        return put(rec);
     }
 
     @Override
@@ -170,10 +139,7 @@ final class ObjectBoxStore implements Store {
         JdbcStore.Checksum c = new JdbcStore.Checksum();
         try (Query<KvRecord> all = box.query().order(KvRecord_.key).build()) {
             for (KvRecord r : all.find()) {
-                c.text(r.key);
-                for (byte[] v : JeStore.fields(r.value)) {
-                    c.bytes(v);
-                }
+                Records.checksum(c, r.key.getBytes(StandardCharsets.UTF_8), r.value);
             }
         }
         return c.hex();
