@@ -93,6 +93,31 @@ fn logcat_statement_and_time_tags_pair_up_per_thread() {
 }
 
 #[test]
+fn logcat_lines_copied_without_time_or_pid_keep_their_statements_in_order() {
+    // A real app's lines (Room's invalidation check), without times: the statements in file
+    // order on the one database, nothing measured, nothing dropped.
+    let (records, counts) = import("android-logcat", "logcat-studio-nopid.txt");
+    let s = statements(&records);
+    let sql: Vec<&str> = s.iter().map(|r| r.sql.as_str()).collect();
+    assert_eq!(
+        sql,
+        [
+            "BEGIN EXCLUSIVE;",
+            "SELECT * FROM room_table_modification_log WHERE invalidated = 1;",
+            "COMMIT;",
+        ]
+    );
+    assert!(s.iter().all(|r| r.db.as_deref()
+        == Some("/data/user/0/com.krossovochkin.test/databases/locations.db")
+        && r.pid.is_none()
+        && r.dur_ns.is_none()));
+    assert_eq!(
+        (counts.lines, counts.skipped, dropped_total(&counts)),
+        (3, 0, 0)
+    );
+}
+
+#[test]
 fn logcat_operation_log_gives_typed_bind_arguments() {
     let (records, counts) = import("android-logcat", "logcat-studio-operations.txt");
     let s = statements(&records);
@@ -225,6 +250,7 @@ fn detection_names_each_samples_format() {
     for (file, format) in [
         ("logcat-threadtime-usec.txt", "android-logcat"),
         ("logcat-studio-operations.txt", "android-logcat"),
+        ("logcat-studio-nopid.txt", "android-logcat"),
         ("sqlite-trace-plain.sql", "sqlite-trace"),
         ("sqlite-trace-profile.sql", "sqlite-trace"),
         ("phonelab.tsv", "phonelab"),

@@ -236,24 +236,39 @@ fn after_stamp(rest: &str) -> Option<Line<'_>> {
     })
 }
 
-/// `V/Tag( 1234): msg` (brief, and the part of `time` after its stamp).
+/// `V/Tag( 1234): msg` (brief, and the part of `time` after its stamp), or `V/Tag: msg`, as
+/// Android Studio's classic Logcat view copies a line whose time and process columns are
+/// hidden (no pid; the tag then holds no space).
 fn brief(s: &str) -> Option<Line<'_>> {
     let b = s.as_bytes();
     if b.len() < 3 || b[1] != b'/' {
         return None;
     }
-    let lv = level(&s[..1])?;
-    let open = s.find('(')?;
-    let close = open + s[open..].find("):")?;
-    let pid = num(s[open + 1..close].trim())?;
-    let msg = s[close + 2..].strip_prefix(' ').unwrap_or(&s[close + 2..]);
+    let level = level(&s[..1])?;
+    let rest = &s[2..];
+    let with_pid = rest.find('(').and_then(|open| {
+        let close = open + rest[open..].find("):")?;
+        let pid = num(rest[open + 1..close].trim())?;
+        Some((open, pid, &rest[close + 2..]))
+    });
+    let (tag, pid, msg) = match with_pid {
+        Some((open, pid, msg)) => (rest[..open].trim_end(), Some(pid), msg),
+        None => {
+            let colon = rest.find(':')?;
+            let tag = &rest[..colon];
+            if tag.is_empty() || tag.contains(char::is_whitespace) {
+                return None;
+            }
+            (tag, None, &rest[colon + 1..])
+        }
+    };
     Some(Line {
         t_ns: None,
-        pid: Some(pid),
+        pid,
         tid: None,
-        level: lv,
-        tag: s[2..open].trim_end(),
-        msg,
+        level,
+        tag,
+        msg: msg.strip_prefix(' ').unwrap_or(msg),
     })
 }
 
@@ -302,6 +317,21 @@ mod tests {
         assert_eq!(
             (brief.t_ns, brief.pid, brief.tag, brief.msg),
             (None, Some(1234), "SQLiteStatements", "m")
+        );
+        let no_pid = c.parse("V/SQLiteStatements: /d/a.db: \"BEGIN\"").unwrap();
+        assert_eq!(
+            (
+                no_pid.t_ns,
+                no_pid.pid,
+                no_pid.level,
+                no_pid.tag,
+                no_pid.msg
+            ),
+            (None, None, b'V', "SQLiteStatements", "/d/a.db: \"BEGIN\"")
+        );
+        assert!(
+            c.parse("V/a tag: m").is_none(),
+            "a pid-less tag holds no space"
         );
         let studio = c
             .parse("2024-05-14 10:11:12.345 1234-1256/com.app V/SQLiteTime: a: b")
