@@ -342,18 +342,19 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
 #[test]
 fn every_documented_example_runs_as_written() {
     let marks = marks();
-    // POCKETBENCH_EXAMPLES=TEXT runs only the sources whose name contains TEXT (`README`,
-    // `docs/flash.md`, `--help`): for trying a document's examples while writing it.
+    // POCKETBENCH_EXAMPLES=TEXT[,TEXT…] runs only the sources whose name contains a TEXT
+    // (`README`, `docs/flash.md`, `--help`): for trying a document's examples while writing it.
     let only = std::env::var("POCKETBENCH_EXAMPLES").unwrap_or_default();
+    let picked = |name: &str| only.split(',').any(|o| name.contains(o));
     let (sources, problems) = sources();
     let sources: Vec<_> = sources
         .into_iter()
-        .filter(|(name, _)| name.contains(&only))
+        .filter(|(name, _)| picked(name))
         .collect();
     let all: Vec<&Example> = sources.iter().flat_map(|(_, e)| e).collect();
     let mut t = Tally::default();
     t.failed
-        .extend(problems.into_iter().filter(|p| p.contains(&only)));
+        .extend(problems.into_iter().filter(|p| picked(p)));
     if only.is_empty() {
         for name in marks.by.keys() {
             if !all.iter().any(|e| &e.command == name) {

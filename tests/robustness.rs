@@ -147,7 +147,7 @@ fn a_run_needing_more_disk_than_is_free_is_refused_before_writing() {
     run_refused(
         &sb,
         &words("--records 100000000 --field-count 16 --field-length 1048576 --distribution uniform --dir work"),
-        &["the trace and the loaded database needs about", "GiB but", "free"],
+        &["the trace with the loaded database needs about", "GiB but", "free"],
     );
     let work = sb.path("work");
     assert_eq!(std::fs::read_dir(&work).map(|d| d.count()).unwrap_or(0), 0);

@@ -157,7 +157,7 @@ fn trace_for(req: &RunRequest, workdir: Workdir) -> Result<Prepared> {
                 crate::workload::bounds::database_bytes_estimate(&workload.info).saturating_add(
                     crate::workload::bounds::trace_bytes_estimate(&workload.info),
                 ),
-                "the trace and the loaded database",
+                "the trace with the loaded database",
             )?;
             let delay = match &req.delay {
                 Some(d) => d.clone(),
