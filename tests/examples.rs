@@ -353,8 +353,7 @@ fn every_documented_example_runs_as_written() {
         .collect();
     let all: Vec<&Example> = sources.iter().flat_map(|(_, e)| e).collect();
     let mut t = Tally::default();
-    t.failed
-        .extend(problems.into_iter().filter(|p| picked(p)));
+    t.failed.extend(problems.into_iter().filter(|p| picked(p)));
     if only.is_empty() {
         for name in marks.by.keys() {
             if !all.iter().any(|e| &e.command == name) {
