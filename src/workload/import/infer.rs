@@ -344,7 +344,8 @@ impl Inference {
         let mut columns: Vec<String> = Vec::new();
         if toks.get(j).is_some_and(|t| t.punct("(")) {
             j += 1;
-            while let Some(n) = toks.get(j).and_then(T::name) {
+            // In a column list every word is a column, keywords too (`date`, `key`).
+            while let Some(T::Word(_, n) | T::Ident(n)) = toks.get(j) {
                 columns.push(n.to_string());
                 self.observe(&table, Some(n), 0, None);
                 j += 1;

@@ -73,6 +73,10 @@ fn tables_columns_affinities_and_rows_come_from_the_statements() {
         stmt("INSERT INTO made VALUES(1)", vec![]),
         stmt("SELECT name FROM sqlite_master", vec![]),
         stmt("PRAGMA user_version = 3", vec![]),
+        stmt(
+            "INSERT OR REPLACE INTO main.visits(date, key) VALUES(3, 'x')",
+            vec![],
+        ),
     ];
     let mut inf = Inference::new(&HashSet::new());
     for s in &log {
@@ -80,7 +84,7 @@ fn tables_columns_affinities_and_rows_come_from_the_statements() {
     }
     let (tables, ops) = inf.finish(false);
     let names: Vec<&str> = tables.iter().map(|t| t.table.as_str()).collect();
-    assert_eq!(names, ["log", "notes", "tags"]);
+    assert_eq!(names, ["log", "notes", "tags", "visits"]);
     assert_eq!(cols(&tables[0]), ["c1 INTEGER", "c2 TEXT"]);
     // body held text and a blob: no affinity; created an integer and a real: REAL.
     assert_eq!(
@@ -89,8 +93,10 @@ fn tables_columns_affinities_and_rows_come_from_the_statements() {
     );
     // note_id was only compared with a column.
     assert_eq!(cols(&tables[2]), ["name TEXT", "note_id", "weight REAL"]);
+    // In a column list a keyword is a column too.
+    assert_eq!(cols(&tables[3]), ["date INTEGER", "key TEXT"]);
     // Rows: the most distinct values of a column (title: shopping, todo, sh%).
-    assert_eq!(tables.iter().map(|t| t.rows).collect::<Vec<_>>(), [2, 3, 2]);
+    assert_eq!(tables.iter().map(|t| t.rows).collect::<Vec<_>>(), [2, 3, 2, 1]);
 
     let text: Vec<String> = ops
         .iter()
@@ -117,7 +123,7 @@ fn tables_columns_affinities_and_rows_come_from_the_statements() {
         text[8],
         "insert: INSERT INTO \"tags\"(\"name\",\"note_id\",\"weight\") VALUES(?,?,?)  ['a', NULL, -1.5]"
     );
-    assert_eq!(ops.len(), 3 + 2 + 3 + 2);
+    assert_eq!(ops.len(), 3 + 4 + 3 + 2);
 
     let (_, inline) = {
         let mut inf = Inference::new(&HashSet::new());

@@ -3,7 +3,7 @@
 //! parameter replaced by its bound argument (numbered as SQLite numbers them); and the
 //! comparison operators after a column.
 
-use super::lexer::{tokens, Kind};
+use super::lexer::{tokens, Kind, ParamNumbers};
 use super::sql_words::kept_word;
 use crate::workload::op::SqlValue;
 
@@ -50,8 +50,7 @@ fn literal_number(text: &str) -> SqlValue {
 /// numbers them) and literals by their values.
 pub fn reduce(sql: &str, args: &[SqlValue]) -> Vec<T> {
     let mut out = Vec::new();
-    let mut names: Vec<(&str, usize)> = Vec::new();
-    let mut next = 0usize;
+    let mut numbers = ParamNumbers::default();
     for t in tokens(sql) {
         let v = match t.kind {
             Kind::Space | Kind::Comment => continue,
@@ -72,34 +71,13 @@ pub fn reduce(sql: &str, args: &[SqlValue]) -> Vec<T> {
                 super::convert::blob_bytes(&t.text[2..t.text.len() - 1]).unwrap_or_default(),
             )),
             Kind::Number => T::Value(literal_number(t.text)),
-            Kind::Param => {
-                let index = match t.text.as_bytes()[0] {
-                    b'?' if t.text.len() == 1 => {
-                        next += 1;
-                        next
-                    }
-                    b'?' => {
-                        let n = t.text[1..].parse().unwrap_or(usize::MAX);
-                        next = next.max(n.min(args.len() + 1));
-                        n
-                    }
-                    _ => match names.iter().find(|(n, _)| *n == t.text) {
-                        Some((_, k)) => *k,
-                        None => {
-                            next += 1;
-                            names.push((t.text, next));
-                            next
-                        }
-                    },
-                };
-                T::Value(
-                    index
-                        .checked_sub(1)
-                        .and_then(|i| args.get(i))
-                        .cloned()
-                        .unwrap_or(SqlValue::Null),
-                )
-            }
+            Kind::Param => T::Value(
+                numbers
+                    .number(t.text, args.len() + 1)
+                    .and_then(|n| args.get(n.checked_sub(1)?))
+                    .cloned()
+                    .unwrap_or(SqlValue::Null),
+            ),
             _ => T::Punct(t.text.to_string()),
         };
         // A minus sign before a number (not after an operand) belongs to it.
