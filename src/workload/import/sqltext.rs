@@ -165,6 +165,11 @@ mod tests {
             inline_args("SELECT \"a?\" FROM t", &[]).unwrap(),
             "SELECT \"a?\" FROM t"
         );
+        // `$` inside a word is part of it (as SQLite reads it); at a word's start, a parameter.
+        assert_eq!(
+            inline_args("SELECT a$b, $c FROM t", &a[..1]).unwrap(),
+            "SELECT a$b, 1 FROM t"
+        );
     }
 
     #[test]
@@ -187,6 +192,10 @@ mod tests {
             Some(("table".into(), "t".into()))
         );
         assert_eq!(created_object("SELECT 1"), None);
+        assert_eq!(
+            created_object("CREATE TABLE \"main\".\"my \"\"t\"\"\"(a)"),
+            Some(("table".into(), "my \"t\"".into()))
+        );
         assert_eq!(txn_step("BEGIN IMMEDIATE"), TxnStep::Begin);
         assert_eq!(txn_step("end transaction"), TxnStep::Commit);
         assert_eq!(
