@@ -96,7 +96,10 @@ fn tables_columns_affinities_and_rows_come_from_the_statements() {
     // In a column list a keyword is a column too.
     assert_eq!(cols(&tables[3]), ["date INTEGER", "key TEXT"]);
     // Rows: the most distinct values of a column (title: shopping, todo, sh%).
-    assert_eq!(tables.iter().map(|t| t.rows).collect::<Vec<_>>(), [2, 3, 2, 1]);
+    assert_eq!(
+        tables.iter().map(|t| t.rows).collect::<Vec<_>>(),
+        [2, 3, 2, 1]
+    );
 
     let text: Vec<String> = ops
         .iter()
