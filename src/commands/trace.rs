@@ -368,9 +368,9 @@ fn print_import(r: &pipeline::ImportReport, check: bool) -> Result<()> {
             t.rows
         );
     }
-    if r.schema == "none" {
+    if r.schema == "none" && !r.log_creates_tables {
         println!(
-            "no schema: none given and the log creates none; give --schema FILE.sql or --schema-from app.db, or guess one with --infer-schema"
+            "no schema: none given and the log creates no table; give --schema FILE.sql or --schema-from app.db, or guess one with --infer-schema"
         );
     }
     for (db, n) in &r.other_dbs {

@@ -227,6 +227,11 @@ impl Inference {
             tables.push((name.to_string(), alias, into));
         }
         // Unqualified columns go to a table read (not the one an INSERT … SELECT writes).
+        // Every table named exists, columns or not (`DELETE FROM log`): no column and a
+        // position beyond the limit record the table alone.
+        for (name, _, _) in &tables {
+            self.observe(name, None, usize::MAX, None);
+        }
         let Some(first) = tables
             .iter()
             .find(|t| !t.2)
@@ -429,7 +434,8 @@ impl Inference {
                 }
             }
             if t.columns.is_empty() {
-                continue;
+                // Named without a column (`DELETE FROM log`): a table needs one.
+                t.column("c1");
             }
             let columns: Vec<(String, String)> = t
                 .columns

@@ -148,14 +148,18 @@ fn tables_the_schema_or_the_log_create_are_left_to_them() {
         "SELECT b FROM later WHERE b = 2",
         "CREATE TABLE IF NOT EXISTS later(b)",
         "SELECT c FROM other",
+        "DELETE FROM bare",
     ] {
         inf.feed(&stmt(sql, vec![]));
     }
     let (tables, ops) = inf.finish(false);
-    assert_eq!(tables.len(), 1);
-    assert_eq!((tables[0].table.as_str(), tables[0].rows), ("other", 0));
-    assert_eq!(cols(&tables[0]), ["c"]);
-    assert_eq!(ops.len(), 1);
+    assert_eq!(tables.len(), 2);
+    // A table no statement names a column of gets one.
+    assert_eq!((tables[0].table.as_str(), tables[0].rows), ("bare", 0));
+    assert_eq!(cols(&tables[0]), ["c1"]);
+    assert_eq!((tables[1].table.as_str(), tables[1].rows), ("other", 0));
+    assert_eq!(cols(&tables[1]), ["c"]);
+    assert_eq!(ops.len(), 2);
 }
 
 #[test]

@@ -51,6 +51,8 @@ pub struct ImportReport {
     pub schema: String,
     /// `--infer-schema`: the tables inferred, their columns and affinities, rows synthesised.
     pub inferred: Vec<super::infer::InferredTable>,
+    /// Whether the log's own statements create a table (run-phase `CREATE TABLE`).
+    pub log_creates_tables: bool,
     pub dropped: BTreeMap<String, u64>,
     pub settings: BTreeMap<String, String>,
     /// The settings as engine options (`-o journal_mode=wal`), for "as the app ran".
@@ -275,7 +277,12 @@ pub fn import<C: StatementCheck + ?Sized>(
     }
     let mut conv = Converter::new(&req.rules, &objects);
     let mut seq = 0u64;
+    let mut log_creates_tables = false;
     let mut emit = |t: TimedOp| -> Result<()> {
+        if let Op::Sql { sql } | Op::SqlArgs { sql, .. } = &t.op {
+            log_creates_tables |=
+                super::sqltext::created_object(sql).is_some_and(|o| o.0 == "table");
+        }
         if let Some(c) = check.as_mut() {
             c.run(&t.op, Some(seq));
         }
@@ -364,6 +371,7 @@ pub fn import<C: StatementCheck + ?Sized>(
         connections: converted.connections,
         schema: schema_kind.into(),
         inferred,
+        log_creates_tables,
         dropped,
         engine_options: Vec::new(),
         settings: converted.settings,
