@@ -65,6 +65,7 @@ fn main() {
             format: Format::Html,
             output: &html,
             level: 0.90,
+            trace: None,
         })
         .expect("report");
         library.push(t.elapsed().as_secs_f64());

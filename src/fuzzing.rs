@@ -133,21 +133,25 @@ pub fn submission(data: &[u8]) {
 }
 
 /// A log fed through the import front end `format` (as `trace import` reads it), each
-/// statement fingerprinted as `trace stats` does; then auto-detection over the same lines.
+/// statement fingerprinted as `trace stats` does and read by `--infer-schema`'s inference;
+/// then auto-detection over the same lines.
 fn import_log(format: &str, data: &[u8]) {
-    use crate::workload::import::{lexer, source, LogRecord};
+    use crate::workload::import::{infer, lexer, source, LogRecord};
     let Some(f) = temp_file(".log", data) else {
         return;
     };
     let Ok(fe) = source::choose(f.path(), format) else {
         return;
     };
+    let mut inference = infer::Inference::new(&Default::default());
     let _ = source::read(f.path(), fe, &mut |r| {
         if let LogRecord::Statement(s) = r {
             let _ = lexer::fingerprint(&s.sql);
+            inference.feed(&s);
         }
         Ok(())
     });
+    let _ = inference.finish(false);
     let _ = source::choose(f.path(), "auto");
 }
 
@@ -204,6 +208,7 @@ pub fn import_jsonl(data: &[u8]) {
             data_from: None,
             check: false,
             drop_failing: false,
+            infer_schema: merge,
             anonymize: None,
         };
         if import::<crate::engine::sqlite::session::MemoryDb>(&req, None).is_ok() {

@@ -30,6 +30,14 @@ pub const MAX_LOG_LINE_BYTES: u64 = 4 << 20;
 pub const MAX_LOG_DBS: u64 = 1_000;
 /// Schema objects (tables, indexes, views, triggers) of one imported trace.
 pub const MAX_SCHEMA_OBJECTS: u64 = 100_000;
+/// Tables `trace import --infer-schema` infers (further ones are left out).
+pub const MAX_INFERRED_TABLES: u64 = 1_000;
+/// Columns per inferred table (further ones are left out).
+pub const MAX_INFERRED_COLUMNS: u64 = 500;
+/// Distinct values kept per inferred column, and so rows synthesised per inferred table.
+pub const MAX_INFERRED_VALUES: u64 = 256;
+/// Bytes of the values `--infer-schema` keeps in all (further values are only typed).
+pub const MAX_INFERRED_VALUE_BYTES: u64 = 64 << 20;
 /// Bytes of a workload file read whole (SQL file, TOML spec, .properties, PocketData JSON).
 pub const MAX_WORKLOAD_FILE_BYTES: u64 = 256 << 20;
 /// Values of one grid axis given as a range or list (`flashbench --sizes`, `--counts`),

@@ -3,6 +3,8 @@
 //! said), the app restarted after the log buffer is cleared, only the app's pids' logcat
 //! lines kept, the statements read through the `android-logcat` front end, the schema pulled
 //! through `run-as` (or said why not), and the capture importing as a trace with that schema.
+//! Without `--duration` it collects until SIGINT, then restores every property and writes the
+//! capture all the same.
 
 mod common;
 
@@ -154,4 +156,48 @@ fn without_run_as_or_root_the_schema_is_said_missing_and_a_bad_package_refused()
     ]);
     assert_eq!(bad.code, Some(2));
     assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+}
+
+#[test]
+fn without_a_duration_the_capture_runs_until_ctrl_c_and_still_restores() {
+    let d = Devices::new();
+    let dir = phone(&d, "emu1", &format!("fake.debuggable.{PKG}=yes\n"));
+    let props_before = std::fs::read_to_string(dir.join("props")).unwrap();
+    let child = d.spawn(&[
+        "device",
+        "capture",
+        "--package",
+        PKG,
+        "-o",
+        "notes.jsonl",
+        "--json",
+    ]);
+    // The fake monkey writes its line to the events file once the app is started: the capture
+    // is then collecting, and waits for Ctrl-C.
+    let events = dir.join("events");
+    let started = format!("monkey -p {PKG}");
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !std::fs::read_to_string(&events).is_ok_and(|e| e.contains(&started)) {
+        assert!(std::time::Instant::now() < give_up, "the app never started");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SAFETY: plain kill(2) of the child this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("then press Ctrl-C"), "{stderr}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["interrupted"], "SIGINT");
+    assert_eq!(r["statements"], 5);
+    let mut after: Vec<String> = std::fs::read_to_string(dir.join("props"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let mut before: Vec<String> = props_before.lines().map(String::from).collect();
+    after.sort();
+    before.sort();
+    assert_eq!(after, before);
+    assert!(d.path("host/notes.jsonl").is_file());
 }

@@ -51,9 +51,10 @@ pub struct CaptureArgs {
     /// The app's package name.
     #[arg(long)]
     pub package: String,
-    /// How long to collect after the app starts (use the app meanwhile).
+    /// How long to collect after the app starts (use the app meanwhile); without it, until
+    /// Ctrl-C (SIGINT or SIGTERM), after which every property is still restored.
     #[arg(long)]
-    pub duration: String,
+    pub duration: Option<String>,
     /// The statement log to write (its raw logcat goes beside it, as .logcat).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
@@ -432,7 +433,11 @@ fn pull(a: &PullArgs) -> Result<i32> {
 fn capture(a: &CaptureArgs) -> Result<i32> {
     let req = device::capture::CaptureRequest {
         package: a.package.clone(),
-        duration: duration(&a.duration, "--duration")?,
+        duration: a
+            .duration
+            .as_deref()
+            .map(|d| duration(d, "--duration"))
+            .transpose()?,
         output: a.output.clone(),
     };
     let t = device::select(&a.target.selector())?;
@@ -451,6 +456,9 @@ fn capture(a: &CaptureArgs) -> Result<i32> {
         r.schema_objects,
         r.databases.len()
     );
+    if let Some(sig) = &r.interrupted {
+        println!("collection ended by {sig}");
+    }
     println!("set and restored: {}", r.set.join(", "));
     if !r.not_set.is_empty() {
         println!("could not set: {}", r.not_set.join(", "));

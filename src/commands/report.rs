@@ -24,6 +24,9 @@ pub struct ReportArgs {
     /// Confidence level of the intervals.
     #[arg(long, default_value_t = 0.90)]
     pub confidence: f64,
+    /// Also draw this imported trace: its arrivals per connection and its top statements.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
     /// Print what was written (files, runs, configurations, figures) as JSON.
     #[arg(long)]
     pub json: bool,
@@ -46,6 +49,7 @@ pub fn main(args: &ReportArgs) -> Result<i32> {
         format,
         output: &args.output,
         level: args.confidence,
+        trace: args.trace.as_deref(),
     })?;
     if args.json {
         super::print_json(&written)?;

@@ -37,7 +37,7 @@ pub enum TraceCommand {
     /// Statistics of a trace or a log: source and drops, statement mix, reads and writes,
     /// transactions, top statements, arrivals, connections, durations, replay time.
     #[command(
-        after_help = "Examples:\n  pocketbench trace stats app.pbt\n  pocketbench trace stats logcat.txt --json"
+        after_help = "Examples:\n  pocketbench trace stats app.pbt\n  pocketbench trace stats logcat.txt --json\n  pocketbench trace stats app.pbt --run 1 --results app-runs.db"
     )]
     Stats {
         /// A trace, or a log (read through its front end).
@@ -45,6 +45,13 @@ pub enum TraceCommand {
         /// The log's format when FILE is a log (auto: detected).
         #[arg(long, default_value = "auto")]
         format: String,
+        /// Instead: each statement shape's original durations (as the log timed them) beside
+        /// those of this run's replay of the trace (a run id in --results).
+        #[arg(long)]
+        run: Option<i64>,
+        /// Results store holding --run.
+        #[arg(long, default_value = "pocketbench.db", requires = "run")]
+        results: PathBuf,
         /// Print the output as JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -106,6 +113,10 @@ pub struct ImportArgs {
     /// The schema of an app's SQLite database file.
     #[arg(long)]
     schema_from: Option<PathBuf>,
+    /// With no schema given: infer tables, columns and affinities from the statements and
+    /// synthesise rows from the values they use (the header says the schema is inferred).
+    #[arg(long, conflicts_with_all = ["schema", "schema_from"])]
+    infer_schema: bool,
     /// Load every row of an app's SQLite database file in the load phase.
     #[arg(long)]
     data_from: Option<PathBuf>,
@@ -130,7 +141,25 @@ pub struct ImportArgs {
 pub fn main(cmd: &TraceCommand) -> Result<i32> {
     match cmd {
         TraceCommand::Import(a) => import(a),
-        TraceCommand::Stats { file, format, json } => {
+        TraceCommand::Stats {
+            file,
+            run: Some(run),
+            results,
+            json,
+            ..
+        } => {
+            let store = super::results::existing(results)?;
+            let b = crate::report::original::beside(file, &store, *run)?;
+            if *json {
+                super::print_json(&b)?;
+            } else {
+                print!("{}", crate::report::original::render(&b));
+            }
+            Ok(0)
+        }
+        TraceCommand::Stats {
+            file, format, json, ..
+        } => {
             let stats = stats_file::of_file(file, format)?;
             if *json {
                 super::print_json(&stats)?;
@@ -271,6 +300,7 @@ fn import(a: &ImportArgs) -> Result<i32> {
         data_from: a.data_from.clone(),
         check: a.check,
         drop_failing: a.drop_failing,
+        infer_schema: a.infer_schema,
         anonymize: match (&a.anonymize, &a.salt) {
             (Some(parts), Some(salt)) => Some(Anonymizer::new(salt, Scope::parse(parts)?)),
             _ => None,
@@ -321,6 +351,28 @@ fn print_import(r: &pipeline::ImportReport, check: bool) -> Result<()> {
         r.version,
         r.digest
     );
+    for t in &r.inferred {
+        let cols: Vec<String> = t
+            .columns
+            .iter()
+            .map(|(c, a)| {
+                format!("{} {a}", crate::limits::escape(c))
+                    .trim_end()
+                    .to_string()
+            })
+            .collect();
+        println!(
+            "inferred table {}({}), {} row(s) synthesised",
+            crate::limits::escape(&t.table),
+            cols.join(", "),
+            t.rows
+        );
+    }
+    if r.schema == "none" && !r.log_creates_tables {
+        println!(
+            "no schema: none given and the log creates no table; give --schema FILE.sql or --schema-from app.db, or guess one with --infer-schema"
+        );
+    }
     for (db, n) in &r.other_dbs {
         println!(
             "other database {} ({n} statements): --db to import it",

@@ -32,7 +32,8 @@ pub const PROPERTIES: [(&str, &str); 4] = [
 #[derive(Clone, Debug)]
 pub struct CaptureRequest {
     pub package: String,
-    pub duration: Duration,
+    /// How long to collect; `None`: until SIGINT or SIGTERM (Ctrl-C).
+    pub duration: Option<Duration>,
     pub output: PathBuf,
 }
 
@@ -52,6 +53,8 @@ pub struct CaptureReport {
     pub schema_objects: u64,
     /// Why the schema could not be read, when it could not.
     pub schema_problem: Option<String>,
+    /// The signal that ended the collection (`SIGINT`, `SIGTERM`), when one did.
+    pub interrupted: Option<String>,
 }
 
 fn sh_quote(s: &str) -> String {
@@ -134,6 +137,7 @@ pub fn capture(t: &dyn Transport, req: &CaptureRequest) -> Result<CaptureReport>
         logcat: req.output.with_extension("logcat"),
         ..Default::default()
     };
+    let interrupt = crate::platform::interrupt::catch();
     let mut restore = Restore {
         t,
         changed: Vec::new(),
@@ -166,7 +170,11 @@ pub fn capture(t: &dyn Transport, req: &CaptureRequest) -> Result<CaptureReport>
         "starting the app",
         &format!("monkey -p {pkg} -c android.intent.category.LAUNCHER 1 >/dev/null"),
     )?;
-    std::thread::sleep(req.duration);
+    // Ctrl-C (or the duration's end) stops the collection; what follows still restores.
+    if req.duration.is_none() {
+        eprintln!("capturing {pkg}: use the app, then press Ctrl-C");
+    }
+    report.interrupted = interrupt.wait(req.duration).map(String::from);
     report.pids = run(t, "pidof", &format!("pidof {pkg} || true"))?
         .split_whitespace()
         .filter_map(|p| p.parse().ok())

@@ -15,6 +15,7 @@ pub mod doctor;
 pub mod energy;
 pub mod environment;
 pub mod fake_sysfs;
+pub mod interrupt;
 pub mod observe;
 pub mod process;
 pub mod sampler;

@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod decision;
 pub mod html;
+pub mod original;
 pub mod output;
 pub mod platform;
 pub mod raster;

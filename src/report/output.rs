@@ -60,6 +60,8 @@ pub struct Request<'a> {
     pub format: Format,
     pub output: &'a Path,
     pub level: f64,
+    /// `--trace`: an imported trace whose arrivals and top statements are drawn too.
+    pub trace: Option<&'a Path>,
 }
 
 /// What was written.
@@ -109,10 +111,19 @@ pub fn check_output(format: Format, output: &Path) -> Result<()> {
 pub fn write(req: &Request<'_>) -> Result<Written> {
     let filter = Filter::parse(req.filter.unwrap_or(""), "--filter")?;
     let data = Dataset::load(req.store, &filter)?;
-    let figures = match req.format {
+    let mut figures = match req.format {
         Format::Html | Format::Png | Format::Svg => html::figures(&data, req.store, req.level)?,
         _ => Vec::new(),
     };
+    match (req.trace, req.format.export()) {
+        (Some(t), None) => figures.extend(html::imported::figures(t)?),
+        (Some(_), Some(_)) => {
+            return Err(Error::input(
+                "--trace: draws figures; give --format html, png or svg",
+            ))
+        }
+        (None, _) => {}
+    }
     // A store of flashbench runs alone still has figures to show (but a filter selects runs).
     if data.runs.is_empty() && (figures.is_empty() || req.filter.is_some()) {
         return Err(Error::input(match req.filter {

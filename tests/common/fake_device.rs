@@ -116,6 +116,27 @@ impl Devices {
         self.pb_path(args, true)
     }
 
+    /// `pocketbench ARGS` started as `pb` runs it (fakes on PATH), not waited for; its
+    /// stdout and stderr piped.
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        let system = std::env::var("PATH").unwrap_or_default();
+        std::process::Command::new(super::BIN)
+            .args(args)
+            .current_dir(self.path("host"))
+            .env_remove("RUST_BACKTRACE")
+            .env("PATH", format!("{}:{system}", fakes().display()))
+            .env("FAKE_DEVICE_ROOT", self.root.path())
+            .env("HOME", self.path("home"))
+            .env_remove("ANDROID_SERIAL")
+            .env_remove("POCKETBENCH_DEVICES")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("POCKETBENCH_DEVICE_BINARIES")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("starting pocketbench")
+    }
+
     /// `device run --poll 20ms --patience 0s BEFORE -- COMMAND`.
     pub fn device_run(&self, before: &[&str], command: &[&str]) -> Outcome {
         let mut args = vec!["device", "run", "--poll", "20ms", "--patience", "0s"];

@@ -278,6 +278,10 @@ pub fn wait_if_terminating() {
 }
 
 fn on_signal(sig: libc::c_int) {
+    // A command waiting for Ctrl-C (`platform::interrupt`) ends its wait instead.
+    if crate::platform::interrupt::take(sig) {
+        return;
+    }
     TERMINATING.store(true, std::sync::atomic::Ordering::Release);
     let children = std::mem::take(&mut registry().children);
     for (pid, group) in children {

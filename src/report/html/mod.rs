@@ -3,7 +3,7 @@
 //! summary and environment tables — no scripts, no network, nothing external.
 //!
 //! * [`svg`] — the chart kit; [`scatter`], [`bars`], [`timeline`], [`lines`], [`grid`] — the
-//!   figures of runs; [`flash`] — the flashbench figures; [`models`] — the data-model study;
+//!   figures of runs; [`imported`] — an imported trace's (`--trace`); [`flash`] — the flashbench figures; [`models`] — the data-model study;
 //!   [`durability`] — speed beside safety
 //! * [`page`] — the HTML page and its tables
 
@@ -11,6 +11,7 @@ pub mod bars;
 pub mod durability;
 pub mod flash;
 pub mod grid;
+pub mod imported;
 pub mod lines;
 pub mod models;
 pub mod page;

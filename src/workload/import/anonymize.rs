@@ -24,7 +24,7 @@
 //! `paths` rewrites database paths and connection names, keeping the file's extension.
 
 use super::lexer::{self, Kind};
-use super::sql_words::KEEP_WORDS;
+use super::sql_words::kept_word;
 use super::{record::BlobHex, ArgValue, LogRecord, StatementRecord};
 use crate::error::{Error, Result};
 use hmac::{Hmac, Mac};
@@ -86,13 +86,6 @@ impl std::fmt::Debug for Anonymizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Anonymizer({})", self.scope)
     }
-}
-
-fn kept_word(w: &str) -> bool {
-    let upper = w.to_ascii_uppercase();
-    upper.starts_with("SQLITE_")
-        || upper.starts_with("ANDROID_")
-        || KEEP_WORDS.contains(&upper.as_str())
 }
 
 fn previous_word<'a>(toks: &[lexer::Token<'a>], i: usize) -> Option<&'a str> {

@@ -59,7 +59,8 @@ pub fn blob_bytes(hex: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-fn value(a: &ArgValue) -> SqlValue {
+/// A log's argument as the value bound on replay.
+pub fn value(a: &ArgValue) -> SqlValue {
     match a {
         ArgValue::Null => SqlValue::Null,
         ArgValue::Integer(i) => SqlValue::Integer(*i),

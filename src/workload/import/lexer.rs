@@ -2,8 +2,9 @@
 //! literals, blob literals (`x'..'`), numbers, bare and quoted identifiers (`"..."`, `[...]`,
 //! `` `...` ``), parameters (`?`, `?7`, `:a`, `@a`, `$a`), comments and whitespace apart. The
 //! front ends use it to know whether a statement split over several log lines is complete
-//! (not inside a quote), the statistics to fingerprint statements (literals as `?`), and the
-//! anonymiser to find what it rewrites. It never fails: an unterminated quote or comment is
+//! (not inside a quote), the statistics to fingerprint statements (literals as `?`), the
+//! anonymiser to find what it rewrites, and [`super::sqltext`] and the schema inference to
+//! read statements (parameters numbered by [`ParamNumbers`]). It never fails: an unterminated quote or comment is
 //! one last token of its kind marked [`Token::open`].
 //!
 //! Hand-written because the SQL parser crates parse a dialect into a tree (and refuse what
@@ -185,6 +186,37 @@ fn number_end(b: &[u8], start: usize) -> usize {
         }
     }
     i
+}
+
+/// Parameter numbers as SQLite gives them, token by token: `?` takes the next number, `?NNN`
+/// that number (later `?` continue above it), a named parameter (`:a`, `@a`, `$a`) the next
+/// number at its first appearance and the same one after.
+#[derive(Debug, Default)]
+pub struct ParamNumbers<'a> {
+    names: Vec<(&'a str, usize)>,
+    next: usize,
+}
+
+impl<'a> ParamNumbers<'a> {
+    /// The 1-based number of the parameter token `text`; `None` for a `?NNN` that is no number
+    /// (or above `max`, where numbering stops being useful).
+    pub fn number(&mut self, text: &'a str, max: usize) -> Option<usize> {
+        if let Some(digits) = text.strip_prefix('?') {
+            if digits.is_empty() {
+                self.next += 1;
+                return Some(self.next);
+            }
+            let n: usize = digits.parse().ok().filter(|n| *n <= max)?;
+            self.next = self.next.max(n);
+            return Some(n);
+        }
+        if let Some((_, k)) = self.names.iter().find(|(n, _)| *n == text) {
+            return Some(*k);
+        }
+        self.next += 1;
+        self.names.push((text, self.next));
+        Some(self.next)
+    }
 }
 
 /// Whether `sql` ends inside a quote or a block comment (so a statement split over log lines

@@ -10,6 +10,8 @@
 pub mod anonymize;
 pub mod convert;
 pub mod dumpsys;
+pub mod infer;
+pub mod infer_tokens;
 pub mod jsonl;
 pub mod lexer;
 pub mod logcat;

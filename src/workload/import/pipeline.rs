@@ -29,6 +29,8 @@ pub struct ImportRequest {
     pub data_from: Option<PathBuf>,
     pub check: bool,
     pub drop_failing: bool,
+    /// `--infer-schema`: tables the statements use and no schema creates are inferred.
+    pub infer_schema: bool,
     /// `--anonymize` with its `--salt`: every record rewritten before anything else sees it.
     pub anonymize: Option<super::anonymize::Anonymizer>,
 }
@@ -47,6 +49,10 @@ pub struct ImportReport {
     pub run_ops: u64,
     pub connections: u32,
     pub schema: String,
+    /// `--infer-schema`: the tables inferred, their columns and affinities, rows synthesised.
+    pub inferred: Vec<super::infer::InferredTable>,
+    /// Whether the log's own statements create a table (run-phase `CREATE TABLE`).
+    pub log_creates_tables: bool,
     pub dropped: BTreeMap<String, u64>,
     pub settings: BTreeMap<String, String>,
     /// The settings as engine options (`-o journal_mode=wal`), for "as the app ran".
@@ -193,7 +199,29 @@ pub fn import<C: StatementCheck + ?Sized>(
         Some(a) if schema_kind != "log" => load.iter().map(|sql| a.schema_sql(sql)).collect(),
         _ => load,
     };
-    let objects = schema::objects_of(&load);
+    let mut objects = schema::objects_of(&load);
+    let (inferred, inferred_ops) = if req.infer_schema {
+        let mut inference = super::infer::Inference::new(&objects);
+        source::read(&req.input, fe, &mut |r| {
+            if let LogRecord::Statement(s) = anon(r) {
+                if s.db.as_deref().unwrap_or("") == db {
+                    inference.feed(&s);
+                }
+            }
+            Ok(())
+        })?;
+        inference.finish(req.rules.args == ArgsMode::Inline)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let schema_kind = match (schema_kind, inferred.is_empty()) {
+        (_, true) => schema_kind,
+        ("none", false) => "inferred",
+        (_, false) => "log+inferred",
+    };
+    for t in &inferred {
+        objects.insert(("table".into(), t.table.to_ascii_lowercase()));
+    }
 
     let dir = crate::limits::dir_of(&req.output);
     let work_dir = tempfile::Builder::new()
@@ -241,12 +269,20 @@ pub fn import<C: StatementCheck + ?Sized>(
     for sql in &load {
         load_op(Op::Sql { sql: sql.clone() })?;
     }
+    for op in inferred_ops {
+        load_op(op)?;
+    }
     if let Some(f) = &req.data_from {
         schema::each_row(f, req.rules.args == ArgsMode::Inline, &mut load_op)?;
     }
     let mut conv = Converter::new(&req.rules, &objects);
     let mut seq = 0u64;
+    let mut log_creates_tables = false;
     let mut emit = |t: TimedOp| -> Result<()> {
+        if let Op::Sql { sql } | Op::SqlArgs { sql, .. } = &t.op {
+            log_creates_tables |=
+                super::sqltext::created_object(sql).is_some_and(|o| o.0 == "table");
+        }
         if let Some(c) = check.as_mut() {
             c.run(&t.op, Some(seq));
         }
@@ -334,6 +370,8 @@ pub fn import<C: StatementCheck + ?Sized>(
         run_ops: kept,
         connections: converted.connections,
         schema: schema_kind.into(),
+        inferred,
+        log_creates_tables,
         dropped,
         engine_options: Vec::new(),
         settings: converted.settings,

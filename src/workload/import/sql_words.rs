@@ -272,3 +272,12 @@ pub const KEEP_WORDS: &[&str] = &[
     "NEW",
     "OLD",
 ];
+
+/// Whether `w` is one of SQLite's words (a keyword, function, type name) or a name SQLite and
+/// Android reserve (`sqlite_…`, `android_…`), not an app's identifier.
+pub fn kept_word(w: &str) -> bool {
+    let upper = w.to_ascii_uppercase();
+    upper.starts_with("SQLITE_")
+        || upper.starts_with("ANDROID_")
+        || KEEP_WORDS.contains(&upper.as_str())
+}

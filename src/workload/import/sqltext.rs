@@ -1,98 +1,67 @@
 //! What the conversion needs to know of a statement's text, without a SQL parser: its
 //! parameters (to write arguments as literals), a connection-setup PRAGMA's setting, the
-//! object a CREATE makes, and a transaction statement's effect on nesting. String literals,
-//! quoted identifiers and comments are skipped as SQLite's tokenizer skips them.
+//! object a CREATE makes, and a transaction statement's effect on nesting. Read through
+//! [`super::lexer`], so string literals, quoted identifiers and comments are told apart as
+//! SQLite's tokenizer tells them.
 
+use super::lexer::{tokens, Kind, ParamNumbers};
 use crate::workload::op::SqlValue;
 
 /// The statement with every parameter (`?`, `?NNN`, `:name`, `@name`, `$name`) replaced by
 /// its argument as a SQLite literal; `None` when an argument is missing. Named parameters get
 /// numbers in order of first appearance, as SQLite gives them.
 pub fn inline_args(sql: &str, args: &[SqlValue]) -> Option<String> {
-    let b = sql.as_bytes();
     let mut out = String::with_capacity(sql.len() + 16 * args.len());
-    let mut names: Vec<(&str, usize)> = Vec::new();
-    let (mut i, mut copied, mut next) = (0usize, 0usize, 0usize);
-    while i < b.len() {
-        match b[i] {
-            q @ (b'\'' | b'"' | b'`') => i = skip_quoted(b, i, q),
-            b'[' => {
-                i = b[i..]
-                    .iter()
-                    .position(|&c| c == b']')
-                    .map_or(b.len(), |p| i + p + 1)
-            }
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                i = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |p| i + p)
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = sql[i + 2..].find("*/").map_or(b.len(), |p| i + p + 4)
-            }
-            c @ (b'?' | b':' | b'@' | b'$') => {
-                let start = i;
-                i += 1;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                let word = &sql[start + 1..i];
-                let index = if c == b'?' {
-                    if word.is_empty() {
-                        next += 1;
-                        next
-                    } else {
-                        let n: usize = word.parse().ok()?;
-                        next = next.max(n);
-                        n
-                    }
-                } else if word.is_empty() {
-                    continue;
-                } else {
-                    let name = &sql[start..i];
-                    match names.iter().find(|(n, _)| *n == name) {
-                        Some((_, k)) => *k,
-                        None => {
-                            next += 1;
-                            names.push((name, next));
-                            next
-                        }
-                    }
-                };
-                out.push_str(&sql[copied..start]);
-                out.push_str(&args.get(index.checked_sub(1)?)?.literal());
-                copied = i;
-            }
-            _ => i += 1,
+    let mut numbers = ParamNumbers::default();
+    for t in tokens(sql) {
+        if t.kind != Kind::Param {
+            out.push_str(t.text);
+            continue;
         }
+        let n = numbers.number(t.text, args.len())?;
+        out.push_str(&args.get(n.checked_sub(1)?)?.literal());
     }
-    out.push_str(&sql[copied..]);
     Some(out)
 }
 
-fn skip_quoted(b: &[u8], start: usize, q: u8) -> usize {
-    let mut i = start + 1;
-    while i < b.len() {
-        if b[i] == q {
-            if b.get(i + 1) == Some(&q) {
-                i += 2;
+/// The statement's words (bare words, quoted identifiers unquoted, literals), up to `n` of
+/// them; a qualified name (`main."Ix"`) is one word, its parts joined by `.`.
+fn words(sql: &str, n: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut dot = false;
+    for t in tokens(sql) {
+        let word = match t.kind {
+            Kind::Word | Kind::Number => t.text.to_string(),
+            Kind::QuotedIdent | Kind::Str if t.text.len() >= 2 && !t.open => {
+                let q = &t.text[..1];
+                let close = if q == "[" { "]" } else { q };
+                t.text[1..t.text.len() - 1].replace(&format!("{close}{close}"), close)
+            }
+            Kind::Punct if t.text == "." => {
+                dot = !out.is_empty();
                 continue;
             }
-            return i + 1;
+            Kind::Space | Kind::Comment => continue,
+            _ => {
+                dot = false;
+                continue;
+            }
+        };
+        match out.last_mut() {
+            Some(last) if dot => {
+                last.push('.');
+                last.push_str(&word);
+            }
+            _ => {
+                if out.len() >= n {
+                    break;
+                }
+                out.push(word);
+            }
         }
-        i += 1;
+        dot = false;
     }
-    b.len()
-}
-
-/// The statement's words, upper-cased, up to `n` of them (identifiers unquoted).
-fn words(sql: &str, n: usize) -> Vec<String> {
-    sql.split(|c: char| c.is_whitespace() || c == '(' || c == ';' || c == '=')
-        .filter(|w| !w.is_empty())
-        .take(n)
-        .map(|w| w.trim_matches(['"', '`', '[', ']', '\'']).to_string())
-        .collect()
+    out
 }
 
 /// `PRAGMA [schema.]name = value` or `PRAGMA name(value)`: the setting, name and value
@@ -135,11 +104,7 @@ pub fn created_object(sql: &str) -> Option<(String, String)> {
     if up.get(i).map(String::as_str) == Some("IF") {
         i += 3;
     }
-    let name = w
-        .get(i)?
-        .rsplit('.')
-        .next()?
-        .trim_matches(['"', '`', '[', ']']);
+    let name = w.get(i)?.rsplit('.').next()?;
     Some((kind, name.to_ascii_lowercase()))
 }
 
@@ -200,6 +165,11 @@ mod tests {
             inline_args("SELECT \"a?\" FROM t", &[]).unwrap(),
             "SELECT \"a?\" FROM t"
         );
+        // `$` inside a word is part of it (as SQLite reads it); at a word's start, a parameter.
+        assert_eq!(
+            inline_args("SELECT a$b, $c FROM t", &a[..1]).unwrap(),
+            "SELECT a$b, 1 FROM t"
+        );
     }
 
     #[test]
@@ -222,6 +192,10 @@ mod tests {
             Some(("table".into(), "t".into()))
         );
         assert_eq!(created_object("SELECT 1"), None);
+        assert_eq!(
+            created_object("CREATE TABLE \"main\".\"my \"\"t\"\"\"(a)"),
+            Some(("table".into(), "my \"t\"".into()))
+        );
         assert_eq!(txn_step("BEGIN IMMEDIATE"), TxnStep::Begin);
         assert_eq!(txn_step("end transaction"), TxnStep::Commit);
         assert_eq!(

@@ -63,7 +63,9 @@ pub struct ImportInfo {
     /// Connection-setup PRAGMAs observed in the log (`journal_mode` → `wal`): not replayed.
     #[serde(default)]
     pub settings: BTreeMap<String, String>,
-    /// Where the schema came from: `file`, `database`, `log`, `inferred` or `none`.
+    /// Where the schema came from: `file`, `database`, `log`, `inferred` (guessed from the
+    /// statements by `--infer-schema`), `log+inferred` (the log's, with the tables it lacks
+    /// inferred) or `none`.
     pub schema: String,
     /// Statements left out and why.
     #[serde(default)]
