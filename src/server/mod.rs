@@ -130,20 +130,23 @@ impl State {
         }
         match ratelimit::spend(&self.db, name, self.config.rate_limit, now_ms()) {
             Ok(None) => Ok(()),
-            Ok(Some(wait)) => {
-                let mut r = Reply::error(
-                    429,
-                    None,
-                    format!(
-                        "token {name}: more than {} writes per minute",
-                        self.config.rate_limit
-                    ),
-                );
-                r.retry_after = Some(wait);
-                Err(r)
-            }
+            Ok(Some(wait)) => Err(self.limited(name, wait)),
             Err(e) => Err(db_error(e)),
         }
+    }
+
+    /// The reply to a write by `name` past its rate limit, to be retried in `wait` seconds.
+    pub fn limited(&self, name: &str, wait: u64) -> Reply {
+        let mut r = Reply::error(
+            429,
+            None,
+            format!(
+                "token {name}: more than {} writes per minute",
+                self.config.rate_limit
+            ),
+        );
+        r.retry_after = Some(wait);
+        r
     }
 }
 
