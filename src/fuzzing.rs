@@ -132,6 +132,25 @@ pub fn submission(data: &[u8]) {
     }
 }
 
+/// What `/login` and a `--private` server read from a browser: the first byte chooses a
+/// form-encoded body (its `token` field) or a `Cookie` header (its session cookie). A field
+/// comes back trimmed; a cookie's value never holds the header's separator.
+pub fn login_form(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    if which % 2 == 0 {
+        if let Some(v) = crate::fleet::url::form_value(rest, "token") {
+            assert_eq!(v.trim(), v);
+        }
+    } else {
+        let header = String::from_utf8_lossy(rest);
+        if let Some(v) = crate::fleet::url::cookie_value(&header, "pb_session") {
+            assert!(!v.contains(';'));
+        }
+    }
+}
+
 /// A log fed through the import front end `format` (as `trace import` reads it), each
 /// statement fingerprinted as `trace stats` does and read by `--infer-schema`'s inference;
 /// then auto-detection over the same lines.
@@ -284,7 +303,7 @@ pub fn fs_recording(data: &[u8]) {
     }
 }
 
-pub const TARGETS: [(&str, Target); 16] = [
+pub const TARGETS: [(&str, Target); 17] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
@@ -295,6 +314,7 @@ pub const TARGETS: [(&str, Target); 16] = [
     ("device_text", device_text),
     ("study_plan", study_plan),
     ("submission", submission),
+    ("login_form", login_form),
     ("import_logcat", import_logcat),
     ("import_sqlite_trace", import_sqlite_trace),
     ("import_phonelab", import_phonelab),

@@ -117,6 +117,11 @@ fn writes_are_rate_limited_per_token() {
     for b in backends() {
         let s = Server::start(&b, &["--rate-limit", "2"]);
         let (a, other) = (s.client(Some(&s.token("a"))), s.client(Some(&s.token("b"))));
+        // A refused submission (400) spends nothing: the allowance is spent in the
+        // transaction that stores a result.
+        let mut bad = submission("M", "", storage_result(1.0, 9));
+        bad["device"]["model"] = json!(42);
+        assert_eq!(post(&a, "/api/v1/results", &bad).status, 400);
         for n in 0..2 {
             assert_eq!(
                 post(

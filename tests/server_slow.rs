@@ -1,7 +1,8 @@
 //! Slow and greedy clients cost the results server a socket, never its capacity, on each back
 //! end: with 64 connections that sent a POST's head and part of its body (no token) and 64 that
 //! sent part of a request head, all held open, `/healthz`, a ranking and a submission still
-//! succeed; a body not finished within `--body-timeout` gets 408; a client over
+//! succeed; a body not finished within `--body-timeout` gets 408; a chunked body (no
+//! Content-Length) that grows past `--max-body` gets the JSON 413 naming `body`; a client over
 //! `--max-connections-per-client` is disconnected without an answer while the others are served.
 #![cfg(feature = "server")]
 
@@ -90,6 +91,33 @@ fn an_unfinished_body_times_out_with_408() {
     c.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("--body-timeout"), "{answer}");
+    assert_eq!(s.healthy_count(), 0);
+}
+
+#[test]
+fn a_chunked_body_growing_past_max_body_gets_413() {
+    let b = backends().remove(0);
+    let s = Server::start(&b, &["--max-body", "64K"]);
+    let token = s.token("lab");
+    let mut c = connect(&s);
+    write!(
+        c,
+        "POST /api/v1/results HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    // Five chunks of 16 KiB: the limit (65 536 bytes) is passed in the fifth. The server may
+    // answer and close before the last ones are sent.
+    let chunk = format!("4000\r\n{}\r\n", " ".repeat(0x4000));
+    for _ in 0..5 {
+        let _ = c.write_all(chunk.as_bytes());
+    }
+    let _ = c.write_all(b"0\r\n\r\n");
+    let mut answer = Vec::new();
+    let _ = c.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("\"field\": \"body\""), "{answer}");
+    assert!(answer.contains("--max-body"), "{answer}");
     assert_eq!(s.healthy_count(), 0);
 }
 

@@ -117,11 +117,19 @@ fn health(state: &State) -> Result<Reply, Reply> {
 
 fn submit(state: &State, rq: &Req) -> Result<Reply, Reply> {
     let who = state.authorise(rq)?;
-    state.spend(&who)?;
     let refused = |e: submission::Refusal| Reply::error(400, Some(&e.field), e.message);
     let s = submission::parse(&rq.body).map_err(refused)?;
     let metrics = categories::extract(&s.kind, &s.result).map_err(refused)?;
-    let stored = results::insert(&state.db, &s, &metrics, &who, now_ms()).map_err(db_error)?;
+    // The rate limit is spent in the transaction that stores the result: one commit each.
+    let (per_minute, now) = (state.config.rate_limit, now_ms());
+    let stored = results::insert(&state.db, &s, &metrics, &who, now, |c| {
+        if per_minute == 0 {
+            return Ok(None);
+        }
+        super::ratelimit::spend_in(c, &who, per_minute, now)
+    })
+    .map_err(db_error)?
+    .map_err(|wait| state.limited(&who, wait))?;
     Ok(Reply::json(if stored.created { 201 } else { 200 }, &stored))
 }
 

@@ -1,5 +1,5 @@
 //! HTTP plumbing between hyper (through axum) and the handlers: a request read into a [`Req`] (method,
-//! decoded path segments and query, bearer token, body read up to the size limit) and a
+//! decoded path segments and query, bearer token, body read under the layers' size limit) and a
 //! [`Reply`] (status, content type, body) written back. JSON errors have one shape:
 //! `{"error": {"field": "device.model", "message": "…"}}` (`field` only when one is to blame).
 
@@ -125,8 +125,10 @@ pub fn too_large(max_body: u64) -> Reply {
     )
 }
 
-/// Read a request into a [`Req`], refusing a body over `max_body` bytes (by its Content-Length
-/// before reading, and by counting as it arrives).
+/// Read a request into a [`Req`]. Its body arrives through tower-http's
+/// `RequestBodyLimitLayer` (which refuses one declared too large before it is read, and stops
+/// one that grows too large as it arrives: [`body_error`] turns that into 413) and
+/// `RequestBodyTimeoutLayer` (408).
 pub async fn read(rq: axum::extract::Request, max_body: u64) -> Result<Req, Reply> {
     let (parts, body) = rq.into_parts();
     let header = |name: axum::http::HeaderName| {
@@ -136,15 +138,9 @@ pub async fn read(rq: axum::extract::Request, max_body: u64) -> Result<Req, Repl
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
     };
-    let declared = header(axum::http::header::CONTENT_LENGTH).and_then(|n| n.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > max_body) {
-        return Err(too_large(max_body));
-    }
-    let limited =
-        http_body_util::Limited::new(body, usize::try_from(max_body).unwrap_or(usize::MAX));
-    let body = http_body_util::BodyExt::collect(limited)
+    let body = http_body_util::BodyExt::collect(body)
         .await
-        .map_err(|e| body_error(&*e, max_body))?
+        .map_err(|e| body_error(&e, max_body))?
         .to_bytes()
         .to_vec();
     let target = parts
@@ -163,6 +159,23 @@ pub async fn read(rq: axum::extract::Request, max_body: u64) -> Result<Req, Repl
         cookie: header(axum::http::header::COOKIE),
         body,
     })
+}
+
+/// The answer tower-http's body limit gives a body declared over `max_body` (plain text) in
+/// the server's JSON error shape; every other response unchanged.
+pub fn json_413<B>(r: axum::http::Response<B>, max_body: u64) -> axum::response::Response
+where
+    B: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    let json = r
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if r.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE && !json {
+        return axum::response::IntoResponse::into_response(too_large(max_body));
+    }
+    r.map(axum::body::Body::new)
 }
 
 impl axum::response::IntoResponse for Reply {

@@ -7,9 +7,10 @@
 //!
 //! Threads: hyper serves HTTP/1.1 through axum on a tokio runtime ([`listen`]: one task per
 //! connection, with connection caps and a header read timeout; [`tls`]: rustls when asked); a
-//! request's body is read under tower-http's body read timeout and `max_body`, then its
-//! handler — synchronous, database work included — runs on a blocking task, at most `workers`
-//! at a time, each taking a database connection from the pool for as long as it needs one. A
+//! request's body is read under tower-http's body size limit (`max_body`) and body read
+//! timeout, then its handler — synchronous, database work included — runs on a blocking task
+//! behind tower's concurrency limit (`workers` at a time), each taking a database connection
+//! from the pool for as long as it needs one. A
 //! slow or idle client costs a socket and a parked task, never a thread. Each token may make
 //! `rate_limit` writes per minute (429 with Retry-After beyond).
 
@@ -129,20 +130,23 @@ impl State {
         }
         match ratelimit::spend(&self.db, name, self.config.rate_limit, now_ms()) {
             Ok(None) => Ok(()),
-            Ok(Some(wait)) => {
-                let mut r = Reply::error(
-                    429,
-                    None,
-                    format!(
-                        "token {name}: more than {} writes per minute",
-                        self.config.rate_limit
-                    ),
-                );
-                r.retry_after = Some(wait);
-                Err(r)
-            }
+            Ok(Some(wait)) => Err(self.limited(name, wait)),
             Err(e) => Err(db_error(e)),
         }
+    }
+
+    /// The reply to a write by `name` past its rate limit, to be retried in `wait` seconds.
+    pub fn limited(&self, name: &str, wait: u64) -> Reply {
+        let mut r = Reply::error(
+            429,
+            None,
+            format!(
+                "token {name}: more than {} writes per minute",
+                self.config.rate_limit
+            ),
+        );
+        r.retry_after = Some(wait);
+        r
     }
 }
 
@@ -188,29 +192,56 @@ pub fn db_error(e: Error) -> Reply {
     }
 }
 
-/// What the request handlers share, with the bound on blocking handler tasks.
-struct App {
-    state: Arc<State>,
-    jobs: tokio::sync::Semaphore,
+/// The handlers as a tower service: a [`Req`] handled on a blocking task. The server wraps it
+/// in tower's concurrency limit (`workers` at a time) behind the async body read, so a request
+/// takes a slot only once its body has arrived: a slow client never holds one.
+#[derive(Clone)]
+struct Handlers(Arc<State>);
+
+impl tower::Service<Req> for Handlers {
+    type Response = Reply;
+    type Error = std::convert::Infallible;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = std::result::Result<Reply, Self::Error>> + Send>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::result::Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Req) -> Self::Future {
+        let state = self.0.clone();
+        Box::pin(async move {
+            Ok(tokio::task::spawn_blocking(move || handle(&state, &req))
+                .await
+                .unwrap_or_else(|_| {
+                    Reply::error(500, None, "internal error (the server logged it)")
+                }))
+        })
+    }
 }
 
-/// Every request: its body read (async, under the size limit and the body read timeout), then
-/// its handler run on a blocking task once one of the `workers` slots is free.
+/// What every request needs: the configuration and the limited handlers.
+struct App {
+    max_body: u64,
+    handlers: tower::limit::ConcurrencyLimit<Handlers>,
+}
+
+/// Every request: its body read (async, under the layers' size limit and read timeout), then
+/// its handler run once one of the `workers` slots is free.
 async fn entry(
     axum::extract::State(app): axum::extract::State<Arc<App>>,
     rq: axum::extract::Request,
 ) -> Reply {
-    let req = match http::read(rq, app.state.config.max_body).await {
+    let req = match http::read(rq, app.max_body).await {
         Ok(r) => r,
         Err(reply) => return reply,
     };
-    let Ok(_slot) = app.jobs.acquire().await else {
-        return Reply::error(503, None, "the server is stopping");
-    };
-    let state = app.state.clone();
-    tokio::task::spawn_blocking(move || handle(&state, &req))
-        .await
-        .unwrap_or_else(|_| Reply::error(500, None, "internal error (the server logged it)"))
+    let reply = tower::ServiceExt::oneshot(app.handlers.clone(), req).await;
+    reply.unwrap_or_else(|never| match never {})
 }
 
 /// Whether `addr` is a loopback address (tokens sent to it never leave the machine).
@@ -273,9 +304,13 @@ pub fn serve(config: Config, plan: Option<work::PlanUpload>) -> Result<()> {
         header_timeout: config.header_timeout,
     };
     let body_timeout = config.body_timeout;
+    let max_body = config.max_body;
     let app = Arc::new(App {
-        state: Arc::new(State::new(db, config)),
-        jobs: tokio::sync::Semaphore::new(workers),
+        max_body,
+        handlers: tower::limit::ConcurrencyLimit::new(
+            Handlers(Arc::new(State::new(db, config))),
+            workers,
+        ),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -286,11 +321,19 @@ pub fn serve(config: Config, plan: Option<work::PlanUpload>) -> Result<()> {
         if let Some(t) = &tls {
             t.reload_on_sighup()?;
         }
-        let router = axum::Router::new()
-            .fallback(entry)
+        // Outermost first: the body limit's own 413 answer put in the JSON error shape, the
+        // limit (by Content-Length before reading, then by counting), the body read timeout.
+        let layers = tower::ServiceBuilder::new()
+            .map_response(move |r| http::json_413(r, max_body))
+            .layer(tower_http::limit::RequestBodyLimitLayer::new(
+                usize::try_from(max_body).unwrap_or(usize::MAX),
+            ))
             .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
                 body_timeout,
-            ))
+            ));
+        let router = axum::Router::new()
+            .fallback(entry)
+            .layer(layers)
             .with_state(app);
         let scheme = if tls.is_some() { "https" } else { "http" };
         println!("listening on {scheme}://{addr} ({describe}, {workers} workers)");

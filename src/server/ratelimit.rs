@@ -3,43 +3,47 @@
 //! refilled continuously at `per_minute` a minute, read and written in one transaction that
 //! holds the bucket's row (`SELECT … FOR UPDATE` on PostgreSQL, `BEGIN IMMEDIATE` on SQLite).
 
-use super::db::{transaction, Db, Dialect};
+use super::db::{transaction, Db, Dialect, Sql};
 use crate::error::Result;
 
 /// Take one write from `name`'s bucket at `now_ms`: `None` when there was one, else the
 /// seconds until there is.
 pub fn spend(db: &Db, name: &str, per_minute: u32, now_ms: i64) -> Result<Option<u64>> {
-    let cap = f64::from(per_minute);
     let mut c = db.write()?;
-    transaction(&mut **c, |c| {
-        c.execute(
-            "INSERT INTO rate_buckets (name, tokens, updated_ms) VALUES ($1, $2, $3)
-             ON CONFLICT (name) DO NOTHING",
-            &[name.into(), cap.into(), now_ms.into()],
-        )?;
-        let lock = match c.dialect() {
-            Dialect::Postgres => " FOR UPDATE",
-            Dialect::Sqlite => "",
-        };
-        let row = c.query(
-            &format!("SELECT tokens, updated_ms FROM rate_buckets WHERE name = $1{lock}"),
-            &[name.into()],
-        )?;
-        let (tokens, updated) = row.first().map_or((cap, now_ms), |r| (r.real(0), r.int(1)));
-        let elapsed_min = (now_ms - updated).max(0) as f64 / 60_000.0;
-        let mut tokens = (tokens + elapsed_min * cap).min(cap);
-        let wait = if tokens >= 1.0 {
-            tokens -= 1.0;
-            None
-        } else {
-            Some((((1.0 - tokens) * 60.0 / cap).ceil() as u64).max(1))
-        };
-        c.execute(
-            "UPDATE rate_buckets SET tokens = $2, updated_ms = $3 WHERE name = $1",
-            &[name.into(), tokens.into(), now_ms.max(updated).into()],
-        )?;
-        Ok(wait)
-    })
+    transaction(&mut **c, |c| spend_in(c, name, per_minute, now_ms))
+}
+
+/// [`spend`] inside a transaction the caller holds on `c` (a submission spends and stores in
+/// one).
+pub fn spend_in(c: &mut dyn Sql, name: &str, per_minute: u32, now_ms: i64) -> Result<Option<u64>> {
+    let cap = f64::from(per_minute);
+    c.execute(
+        "INSERT INTO rate_buckets (name, tokens, updated_ms) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO NOTHING",
+        &[name.into(), cap.into(), now_ms.into()],
+    )?;
+    let lock = match c.dialect() {
+        Dialect::Postgres => " FOR UPDATE",
+        Dialect::Sqlite => "",
+    };
+    let row = c.query(
+        &format!("SELECT tokens, updated_ms FROM rate_buckets WHERE name = $1{lock}"),
+        &[name.into()],
+    )?;
+    let (tokens, updated) = row.first().map_or((cap, now_ms), |r| (r.real(0), r.int(1)));
+    let elapsed_min = (now_ms - updated).max(0) as f64 / 60_000.0;
+    let mut tokens = (tokens + elapsed_min * cap).min(cap);
+    let wait = if tokens >= 1.0 {
+        tokens -= 1.0;
+        None
+    } else {
+        Some((((1.0 - tokens) * 60.0 / cap).ceil() as u64).max(1))
+    };
+    c.execute(
+        "UPDATE rate_buckets SET tokens = $2, updated_ms = $3 WHERE name = $1",
+        &[name.into(), tokens.into(), now_ms.max(updated).into()],
+    )?;
+    Ok(wait)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! its category values and the per-model statistics marked stale, in one transaction), listing
 //! and reading them back.
 
-use super::db::{transaction, Db, Row, Value};
+use super::db::{transaction, Db, Row, Sql, Value};
 use crate::error::Result;
 use crate::fleet::submission::{content_hash, Submission};
 use serde::Serialize;
@@ -20,14 +20,17 @@ pub struct Stored {
 
 /// Store `s` (checked by [`crate::fleet::submission::parse`]) with its ranked figures
 /// `metrics` (checked by [`super::categories::extract`]), submitted by token `submitter` at
-/// `now_ms` (Unix milliseconds).
+/// `now_ms` (Unix milliseconds). `allow` runs first in the same transaction (the submitter's
+/// rate limit, [`super::ratelimit::spend_in`]): when it answers seconds to wait, nothing is
+/// stored and they are returned as `Err`. One transaction, so one commit, per submission.
 pub fn insert(
     db: &Db,
     s: &Submission,
     metrics: &[(String, f64)],
     submitter: &str,
     now_ms: i64,
-) -> Result<Stored> {
+    allow: impl FnOnce(&mut dyn Sql) -> Result<Option<u64>>,
+) -> Result<std::result::Result<Stored, u64>> {
     let hash = content_hash(&s.kind, &s.result);
     let device = serde_json::to_string(&s.device).unwrap_or_default();
     let result = serde_json::to_string(&s.result).unwrap_or_default();
@@ -41,6 +44,9 @@ pub fn insert(
     let tool = s.result["tool_version"].as_str().unwrap_or("").to_string();
     let mut c = db.write()?;
     transaction(&mut **c, |c| {
+        if let Some(wait) = allow(c)? {
+            return Ok(Err(wait));
+        }
         let row = c.query(
             "INSERT INTO results (hash, submitted_at, kind, model, manufacturer, soc, os, kernel,
                  core_layout, storage_model, file_system, mount_options, tool_version, created_at,
@@ -74,38 +80,63 @@ pub fn insert(
                 &[hash.as_str().into()],
             )?
             .unwrap_or(0);
-            return Ok(Stored { id, created: false });
+            return Ok(Ok(Stored { id, created: false }));
         };
-        for (category, value) in metrics {
-            c.execute(
-                "INSERT INTO metrics (result_id, category, model, value, submitted_at)
-                 VALUES ($1, $2, $3, $4, $5)",
-                &[
-                    id.into(),
-                    category.as_str().into(),
-                    d.model.as_str().into(),
-                    (*value).into(),
-                    now_ms.into(),
-                ],
-            )?;
-            c.execute(
-                "INSERT INTO model_stats (category, model, version, computed, first_seen, total,
-                     kept, mean, stddev)
-                 VALUES ($1, $2, 1, 0, $3, 0, 0, 0, 0)
-                 ON CONFLICT (category, model) DO UPDATE SET version = model_stats.version + 1,
-                     first_seen = CASE WHEN excluded.first_seen < model_stats.first_seen
-                                  THEN excluded.first_seen ELSE model_stats.first_seen END",
-                &[
-                    category.as_str().into(),
-                    d.model.as_str().into(),
-                    now_ms.into(),
-                ],
-            )?;
+        if !metrics.is_empty() {
+            add_metrics(c, id, &d.model, metrics, now_ms)?;
         }
-        Ok(Stored { id, created: true })
+        Ok(Ok(Stored { id, created: true }))
     })
 }
 
+/// Result `id`'s figures in `metrics`, with each of its categories' statistics for `model`
+/// marked stale: two statements whatever the number of figures (each a row per figure).
+fn add_metrics(
+    c: &mut dyn Sql,
+    id: i64,
+    model: &str,
+    metrics: &[(String, f64)],
+    now_ms: i64,
+) -> Result<()> {
+    // $1 the result, $2 the model, $3 the time; then a category and a value per figure.
+    let mut params: Vec<Value> = vec![id.into(), model.into(), now_ms.into()];
+    let mut rows = Vec::with_capacity(metrics.len());
+    for (category, value) in metrics {
+        let n = params.len();
+        rows.push(format!("($1, ${}, $2, ${}, $3)", n + 1, n + 2));
+        params.push(category.as_str().into());
+        params.push((*value).into());
+    }
+    c.execute(
+        &format!(
+            "INSERT INTO metrics (result_id, category, model, value, submitted_at) VALUES {}",
+            rows.join(", ")
+        ),
+        &params,
+    )?;
+    // One row per category (an upsert may not touch a row twice).
+    let categories: std::collections::BTreeSet<&str> =
+        metrics.iter().map(|(c, _)| c.as_str()).collect();
+    let mut params: Vec<Value> = vec![model.into(), now_ms.into()];
+    let mut rows = Vec::with_capacity(categories.len());
+    for category in categories {
+        rows.push(format!("(${}, $1, 1, 0, $2, 0, 0, 0, 0)", params.len() + 1));
+        params.push(category.into());
+    }
+    c.execute(
+        &format!(
+            "INSERT INTO model_stats (category, model, version, computed, first_seen, total,
+                 kept, mean, stddev)
+             VALUES {}
+             ON CONFLICT (category, model) DO UPDATE SET version = model_stats.version + 1,
+                 first_seen = CASE WHEN excluded.first_seen < model_stats.first_seen
+                              THEN excluded.first_seen ELSE model_stats.first_seen END",
+            rows.join(", ")
+        ),
+        &params,
+    )?;
+    Ok(())
+}
 /// One stored result as listings show it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ResultRow {

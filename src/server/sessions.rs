@@ -59,11 +59,7 @@ pub fn check(db: &Db, id: &str, now_ms: i64) -> Result<Option<String>> {
 
 /// The session id in a `Cookie` header, if there is one.
 pub fn from_cookie(header: &str) -> Option<&str> {
-    header
-        .split(';')
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == COOKIE)
-        .map(|(_, v)| v)
+    crate::fleet::url::cookie_value(header, COOKIE)
 }
 
 /// The `Set-Cookie` value for session `id`.

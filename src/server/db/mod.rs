@@ -1,6 +1,7 @@
 //! The server's database: one small SQL interface ([`Sql`]) with two back ends — SQLite
 //! (`sqlite.rs`, the zero-setup default) and PostgreSQL (`postgres.rs`, for a fleet or a public
-//! service) — and the connection pool the HTTP workers share ([`Db`]). Every statement is
+//! service, through tokio-postgres and deadpool-postgres) — and the connections the request
+//! handlers share ([`Db`]). Every statement is
 //! written once, in PostgreSQL's `$1` placeholder style, and run unchanged by both back ends
 //! (SQLite reads `$N` as `?N`); the few places where the two differ ask [`Sql::dialect`].
 //! Parameters are always bound, never formatted into SQL.
@@ -121,41 +122,65 @@ pub fn scalar(c: &mut dyn Sql, sql: &str, params: &[Value]) -> Result<Option<i64
     Ok(c.query(sql, params)?.first().map(|r| r.int(0)))
 }
 
-/// Connections shared by the server's worker threads. With PostgreSQL every connection reads
-/// and writes; with SQLite, writes go through one connection (SQLite has one writer at a time,
-/// and waiting on a mutex is cheaper than SQLite's busy-retry sleeps) and reads through the
-/// others (WAL lets them run beside the writer).
+/// Connections shared by the server's handlers. With PostgreSQL, a pool ([`postgres::PgPool`])
+/// whose every connection reads and writes; with SQLite, writes go through one connection
+/// (SQLite has one writer at a time, and waiting on a mutex is cheaper than SQLite's busy-retry
+/// sleeps) and reads through the others (WAL lets them run beside the writer).
 pub struct Db {
     dialect: Dialect,
-    readers: Vec<Mutex<Box<dyn Sql>>>,
-    writer: Option<Mutex<Box<dyn Sql>>>,
-    next: AtomicUsize,
+    pool: Pool,
     /// What the URL names, for messages (a PostgreSQL password is never shown).
     pub describe: String,
 }
 
-pub type Conn<'a> = MutexGuard<'a, Box<dyn Sql>>;
+enum Pool {
+    Sqlite {
+        readers: Vec<Mutex<Box<dyn Sql>>>,
+        writer: Mutex<Box<dyn Sql>>,
+        next: AtomicUsize,
+    },
+    Postgres(postgres::PgPool),
+}
+
+/// A connection taken from the pool, given back when dropped.
+pub enum Conn<'a> {
+    Shared(MutexGuard<'a, Box<dyn Sql>>),
+    Own(Box<dyn Sql>),
+}
+
+impl std::ops::Deref for Conn<'_> {
+    type Target = Box<dyn Sql>;
+    fn deref(&self) -> &Box<dyn Sql> {
+        match self {
+            Conn::Shared(c) => c,
+            Conn::Own(c) => c,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Conn<'_> {
+    fn deref_mut(&mut self) -> &mut Box<dyn Sql> {
+        match self {
+            Conn::Shared(c) => c,
+            Conn::Own(c) => c,
+        }
+    }
+}
 
 /// The default database: a SQLite file in the working directory.
 pub const DEFAULT_DB: &str = "pocketbench-server.db";
 
 impl Db {
     /// Open the database at `url` (`postgres://…`/`postgresql://…`, `sqlite:PATH` or a plain
-    /// path) with `connections` connections, creating or upgrading its schema.
+    /// path) with `connections` connections, creating or upgrading its schema. Its connections
+    /// are used from blocking threads (a command's, or tokio's blocking tasks), never from an
+    /// async task.
     pub fn open(url: &str, connections: usize) -> Result<Db> {
         let connections = connections.max(1);
         let db = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let mut readers = Vec::with_capacity(connections);
-            for _ in 0..connections {
-                readers.push(Mutex::new(
-                    Box::new(postgres::Pg::connect(url)?) as Box<dyn Sql>
-                ));
-            }
             Db {
                 dialect: Dialect::Postgres,
-                readers,
-                writer: None,
-                next: AtomicUsize::new(0),
+                pool: Pool::Postgres(postgres::PgPool::connect(url, connections)?),
                 describe: postgres::describe(url),
             }
         } else {
@@ -169,9 +194,11 @@ impl Db {
             }
             Db {
                 dialect: Dialect::Sqlite,
-                readers,
-                writer: Some(Mutex::new(Box::new(writer))),
-                next: AtomicUsize::new(0),
+                pool: Pool::Sqlite {
+                    readers,
+                    writer: Mutex::new(Box::new(writer)),
+                    next: AtomicUsize::new(0),
+                },
                 describe: format!("SQLite {}", path.display()),
             }
         };
@@ -183,23 +210,28 @@ impl Db {
         self.dialect
     }
 
-    /// A connection for reading: a free one if there is one, else the next in turn.
+    /// A connection for reading: with SQLite a free one if there is one, else the next in turn.
     pub fn read(&self) -> Result<Conn<'_>> {
-        let start = self.next.fetch_add(1, Ordering::Relaxed);
-        let n = self.readers.len();
-        for i in 0..n {
-            if let Ok(c) = self.readers[(start + i) % n].try_lock() {
-                return Ok(c);
+        match &self.pool {
+            Pool::Sqlite { readers, next, .. } => {
+                let start = next.fetch_add(1, Ordering::Relaxed);
+                let n = readers.len();
+                for i in 0..n {
+                    if let Ok(c) = readers[(start + i) % n].try_lock() {
+                        return Ok(Conn::Shared(c));
+                    }
+                }
+                lock(&readers[start % n])
             }
+            Pool::Postgres(p) => Ok(Conn::Own(Box::new(p.conn()?))),
         }
-        lock(&self.readers[start % n])
     }
 
     /// A connection for a write transaction.
     pub fn write(&self) -> Result<Conn<'_>> {
-        match &self.writer {
-            Some(w) => lock(w),
-            None => self.read(),
+        match &self.pool {
+            Pool::Sqlite { writer, .. } => lock(writer),
+            Pool::Postgres(_) => self.read(),
         }
     }
 }
@@ -208,12 +240,12 @@ impl Db {
 /// transaction it had open rolled back.
 fn lock(m: &Mutex<Box<dyn Sql>>) -> Result<Conn<'_>> {
     match m.lock() {
-        Ok(c) => Ok(c),
+        Ok(c) => Ok(Conn::Shared(c)),
         Err(poisoned) => {
             m.clear_poison();
             let mut c = poisoned.into_inner();
             let _ = c.batch("ROLLBACK");
-            Ok(c)
+            Ok(Conn::Shared(c))
         }
     }
 }

@@ -54,18 +54,7 @@ pub fn login(state: &State, rq: &Req) -> Reply {
     if rq.method != "POST" {
         return Reply::error(405, None, format!("{} is not allowed here", rq.method));
     }
-    let body = String::from_utf8_lossy(&rq.body).replace('+', " ");
-    let token = body
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == "token")
-        .map(|(_, v)| {
-            percent_encoding::percent_decode_str(v)
-                .decode_utf8_lossy()
-                .trim()
-                .to_string()
-        })
-        .unwrap_or_default();
+    let token = crate::fleet::url::form_value(&rq.body, "token").unwrap_or_default();
     let name = match super::tokens::check(&state.db, &token) {
         Ok(Some(name)) => name,
         Ok(None) => {
