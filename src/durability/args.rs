@@ -415,6 +415,9 @@ impl DurabilityArgs {
             Some(_) => None,
             None => Some(Traced::resolve(&self.workload, self.seed)?),
         };
+        if let Some(t) = &trace {
+            crate::engine::check(engine_name(self.engine), &[], &t.model)?;
+        }
         let configs = configs(self.engine, &self.config, m, trace.as_ref())?;
         let plan = plan(self, trace.as_ref())?;
         let parent = self.dir.clone().unwrap_or_else(std::env::temp_dir);

@@ -436,3 +436,48 @@ fn judge_kv(e: &mut dyn Engine, path: &Path, ops: u64, r: &mut PointResult) -> R
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statements_outside_a_transaction_commit_and_commit_ends_one() {
+        let mut in_txn = false;
+        let said: Vec<bool> = [
+            "INSERT INTO t VALUES (1)",
+            "begin immediate",
+            "INSERT INTO t VALUES (2)",
+            "SAVEPOINT a",
+            "ROLLBACK TO a",
+            "COMMIT",
+            "SELECT 1",
+            "BEGIN",
+            "ROLLBACK",
+            // Outside a transaction: an error, no commit.
+            "END",
+        ]
+        .iter()
+        .map(|s| commits(s, &mut in_txn))
+        .collect();
+        assert_eq!(
+            said,
+            [true, false, false, false, false, true, true, false, true, false]
+        );
+    }
+
+    #[test]
+    fn lost_commits_are_those_after_the_matching_digest_that_changed_the_database() {
+        // Digests after 0..=5 commits; commit 3 changed nothing (a SELECT).
+        let after = [10, 11, 12, 12, 14, 15];
+        // The acknowledged state or the one in flight: nothing lost.
+        assert_eq!(sql_lost(&after, 4, 14), Some(0));
+        assert_eq!(sql_lost(&after, 4, 15), Some(0));
+        // After commit 2 (= after 3) with 4 acknowledged: commit 4 lost, and 3 changed nothing.
+        assert_eq!(sql_lost(&after, 4, 12), Some(1));
+        // The loaded database with 5 acknowledged: commits 1, 2, 4, 5 lost.
+        assert_eq!(sql_lost(&after, 5, 10), Some(4));
+        // A database no prefix of commits makes.
+        assert_eq!(sql_lost(&after, 5, 99), None);
+    }
+}
