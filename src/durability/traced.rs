@@ -401,39 +401,41 @@ fn judge_kv(e: &mut dyn Engine, path: &Path, ops: u64, r: &mut PointResult) -> R
         .copied()
         .chain(in_flight_key)
         .collect();
-    for &key in keys.iter().chain(later.difference(&keys)) {
-        if !acked.tracks(key) {
-            continue;
+    super::killed::in_one_read(e, |e| {
+        for &key in keys.iter().chain(later.difference(&keys)) {
+            if !acked.tracks(key) {
+                continue;
+            }
+            let op = Op::Read { key };
+            let mut request = materializer.request(&op);
+            request.keep_read = true;
+            if let Err(m) = e.execute(&request) {
+                r.integrity
+                    .get_or_insert(format!("reading record {key}: {m}"));
+                continue;
+            }
+            let read = e.last_read();
+            if !keys.contains(&key) {
+                r.phantom += u64::from(matches!(read, LastRead::Record(_)));
+                continue;
+            }
+            let Err(m) = acked.compare(key, read) else {
+                continue;
+            };
+            if in_flight_key == Some(key) && landed.compare(key, e.last_read()).is_ok() {
+                continue;
+            }
+            if written.contains(&key) {
+                r.lost += 1;
+            } else if !loaded.contains(&key) {
+                // Written by the operation in flight alone, and neither before nor after it.
+                r.partial += 1;
+            } else {
+                r.integrity
+                    .get_or_insert(format!("record {key} as loaded before the workload: {m}"));
+            }
         }
-        let op = Op::Read { key };
-        let mut request = materializer.request(&op);
-        request.keep_read = true;
-        if let Err(m) = e.execute(&request) {
-            r.integrity
-                .get_or_insert(format!("reading record {key}: {m}"));
-            continue;
-        }
-        let read = e.last_read();
-        if !keys.contains(&key) {
-            r.phantom += u64::from(matches!(read, LastRead::Record(_)));
-            continue;
-        }
-        let Err(m) = acked.compare(key, read) else {
-            continue;
-        };
-        if in_flight_key == Some(key) && landed.compare(key, e.last_read()).is_ok() {
-            continue;
-        }
-        if written.contains(&key) {
-            r.lost += 1;
-        } else if !loaded.contains(&key) {
-            // Written by the operation in flight alone, and neither before nor after it.
-            r.partial += 1;
-        } else {
-            r.integrity
-                .get_or_insert(format!("record {key} as loaded before the workload: {m}"));
-        }
-    }
+    });
     Ok(())
 }
 
