@@ -14,6 +14,7 @@
 //! run to completion. A replay kills at the same delay: the same moment in time, not
 //! necessarily the same instruction.
 
+use super::scratch::{copy_dir, in_one_read, BASE, WORK};
 use super::sqlite::{read_acks, ACKS};
 use super::traced::{self, Traced, DIGESTS_FILE};
 use super::{judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
@@ -35,9 +36,6 @@ pub struct Config {
     /// append transactions.
     pub trace: Option<Traced>,
 }
-
-pub(crate) const BASE: &str = "base";
-pub(crate) const WORK: &str = "work";
 
 /// Records of [`PRELOAD`] fields: engines with a column per field (SQLite) need them all, so
 /// shorter records are padded with empty fields (a payload is never empty), dropped again
@@ -110,22 +108,6 @@ pub fn child(
     for txn in 1..=txns {
         insert(e.as_mut(), txn, rows).map_err(Error::failed)?;
         writeln!(log, "{txn}").run_err("acknowledgement log")?;
-    }
-    Ok(())
-}
-
-pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    let _ = std::fs::remove_dir_all(to);
-    std::fs::create_dir_all(to).run_err(format!("creating {}", to.display()))?;
-    for entry in std::fs::read_dir(from).run_err(format!("reading {}", from.display()))? {
-        let entry = entry.run_err("reading a directory")?;
-        let target = to.join(entry.file_name());
-        if entry.file_type().run_err("reading a directory")?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)
-                .run_err(format!("copying {}", target.display()))?;
-        }
     }
     Ok(())
 }
@@ -326,30 +308,6 @@ pub(crate) fn check(opened: Result<Box<dyn Engine>>, r: &mut PointResult, plan: 
         }
         Err(e) => r.integrity = Some(format!("recovery failed: {e}")),
     }
-}
-
-/// Run `f` in one read transaction where the engine takes SQL (SQLite; the key-value engines
-/// refuse the `BEGIN` and run `f` as it is): one snapshot for the whole read-back, and the
-/// shared lock taken once instead of at every read, which was a sixth of a check's time.
-pub(crate) fn in_one_read<T>(e: &mut dyn Engine, f: impl FnOnce(&mut dyn Engine) -> T) -> T {
-    let begun = sql(e, "BEGIN");
-    let out = f(e);
-    if begun {
-        sql(e, "COMMIT");
-    }
-    out
-}
-
-/// Execute one SQL statement; whether it succeeded.
-fn sql(e: &mut dyn Engine, text: &str) -> bool {
-    let op = Op::Sql { sql: text.into() };
-    e.execute(&Request {
-        op: &op,
-        key: &[],
-        values: &[],
-        keep_read: false,
-    })
-    .is_ok()
 }
 
 /// Records 0..=`upto` as found (absent ones left out); the first read error in `problem`.

@@ -14,6 +14,7 @@ pub mod killed;
 pub mod recorded;
 pub mod redb;
 pub mod report;
+pub mod scratch;
 pub mod sqlite;
 pub mod traced;
 pub mod volatile;

@@ -14,7 +14,8 @@
 use super::fsrec::model::{Fate, Model};
 use super::fsrec::state::Builder;
 use super::fsrec::{Recording, MAX_LOG};
-use super::killed::{Config as Killed, BASE, WORK};
+use super::killed::Config as Killed;
+use super::scratch::{BASE, WORK};
 use super::sqlite::ACKS;
 use super::{Plan, PointResult, Subject};
 use crate::error::{Error, Result, ResultExt};

@@ -19,7 +19,7 @@
 //!   (or after the one in flight); the digest after an earlier commit *k* counts the commits
 //!   after *k* that changed the database as lost.
 
-use super::killed::BASE;
+use super::scratch::{copy_dir, in_one_read, BASE};
 use super::PointResult;
 use crate::engine::{self, Engine, LastRead};
 use crate::error::{Error, Result, ResultExt};
@@ -136,7 +136,7 @@ impl Traced {
             return Ok(None);
         }
         let work = dir.join("digesting");
-        super::killed::copy_dir(&dir.join(BASE), &work)?;
+        copy_dir(&dir.join(BASE), &work)?;
         let db = work.join(crate::engine::sqlite::DB_FILE);
         let mut digests = vec![digest(&db).map_err(Error::failed)?];
         {
@@ -401,7 +401,7 @@ fn judge_kv(e: &mut dyn Engine, path: &Path, ops: u64, r: &mut PointResult) -> R
         .copied()
         .chain(in_flight_key)
         .collect();
-    super::killed::in_one_read(e, |e| {
+    in_one_read(e, |e| {
         for &key in keys.iter().chain(later.difference(&keys)) {
             if !acked.tracks(key) {
                 continue;
