@@ -21,6 +21,7 @@ fn plan(crashes: u64) -> Plan {
         txns: 12,
         rows_per_txn: 3,
         workload: durability::Workload::Append,
+        trace: None,
         seed: 7,
         torn: false,
         replay: None,

@@ -20,6 +20,7 @@ fn plan(acknowledged_txns: u64) -> Plan {
         txns: acknowledged_txns,
         rows_per_txn: 3,
         workload: Workload::Update,
+        trace: None,
         seed: 3,
         torn: false,
         replay: None,

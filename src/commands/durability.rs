@@ -24,10 +24,32 @@ pub struct ChildArgs {
     /// against this many acknowledged commits, print the finding as JSON.
     #[arg(long, value_name = "ACKNOWLEDGED")]
     pub check: Option<u64>,
+    /// The workload is the first TXNS run operations of this trace.
+    #[arg(long, value_name = "TRACE")]
+    pub trace: Option<PathBuf>,
+    /// With --check and a SQL trace: the digests after each commit.
+    #[arg(long, value_name = "FILE")]
+    pub digests: Option<PathBuf>,
 }
 
 pub fn child(a: &ChildArgs) -> Result<i32> {
     let options = pairs(&a.options)?;
+    if let (Some(acknowledged), Some(trace)) = (a.check, &a.trace) {
+        let r = durability::traced::check_state(
+            &a.engine,
+            &options,
+            &a.dir,
+            trace,
+            a.txns,
+            acknowledged,
+            a.digests.as_deref(),
+        );
+        println!(
+            "{}",
+            serde_json::to_string(&r).run_err("printing the finding")?
+        );
+        return Ok(0);
+    }
     if let Some(acknowledged) = a.check {
         let r = durability::killed::check_state(
             &a.engine,
@@ -43,7 +65,15 @@ pub fn child(a: &ChildArgs) -> Result<i32> {
         );
         return Ok(0);
     }
-    durability::killed::child(&a.engine, &options, &a.dir, &a.acks, a.txns, a.rows)?;
+    durability::killed::child(
+        &a.engine,
+        &options,
+        &a.dir,
+        &a.acks,
+        a.txns,
+        a.rows,
+        a.trace.as_deref(),
+    )?;
     Ok(0)
 }
 

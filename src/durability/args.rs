@@ -7,6 +7,7 @@ use super::fsrec::model::Model;
 use super::killed::Config as KilledConfig;
 use super::recorded::Config as RecordedConfig;
 use super::redb::Config as RedbConfig;
+use super::traced::Traced;
 use super::{sqlite::Config, Plan, Subject, Workload, PRELOAD};
 use crate::error::{Error, Result};
 use crate::limits::escape;
@@ -128,10 +129,12 @@ pub struct DurabilityArgs {
     /// Rows each transaction writes (at most 1 000; at most 64 with --workload update).
     #[arg(long, default_value_t = DEFAULT_ROWS_PER_TXN)]
     pub rows_per_txn: u32,
-    /// The transactions: append (each inserts rows of its own) or update (each rewrites
-    /// preloaded rows in place; SQLite and redb).
-    #[arg(long, value_enum, default_value = "append")]
-    pub workload: Workload,
+    /// The transactions: append (each inserts rows of its own), update (each rewrites
+    /// preloaded rows in place; SQLite and redb), or any workload `run --workload` accepts
+    /// (ycsb-a, pocketdata-a, a workload file) or a trace file (.pbt), whose first --txns
+    /// operations are the workload (process-crash and the recorded models).
+    #[arg(long, value_name = "W", default_value = "append")]
+    pub workload: String,
     /// Seed of the crash points and, with --torn, of the sectors that survive.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -199,6 +202,7 @@ fn configs(
     engine: DurabilityEngine,
     pairs: &[String],
     model: FailureModel,
+    trace: Option<&Traced>,
 ) -> Result<Vec<Box<dyn Subject>>> {
     let name = engine_name(engine);
     let keys: Vec<(&str, &[&str])> = swept(engine)
@@ -253,10 +257,12 @@ fn configs(
         return Ok(combos
             .into_iter()
             .map(|options| match model.recorded() {
-                Some(m) => Box::new(RecordedConfig::new(name, options, m)) as Box<dyn Subject>,
+                Some(m) => Box::new(RecordedConfig::new(name, options, trace.cloned(), m))
+                    as Box<dyn Subject>,
                 None => Box::new(KilledConfig {
                     engine: name,
                     options,
+                    trace: trace.cloned(),
                 }),
             })
             .collect());
@@ -285,12 +291,19 @@ fn configs(
     })
 }
 
-/// The failure model asked for, or the engine's default.
+/// The failure model asked for, or the default: `vfs` for SQLite and redb running their own
+/// transactions, else `strict`.
 fn model(a: &DurabilityArgs) -> FailureModel {
-    a.model.unwrap_or(match a.engine {
-        DurabilityEngine::Sqlite | DurabilityEngine::Redb => FailureModel::Vfs,
+    a.model.unwrap_or(match (a.engine, builtin(&a.workload)) {
+        (DurabilityEngine::Sqlite | DurabilityEngine::Redb, Some(_)) => FailureModel::Vfs,
         _ => FailureModel::Strict,
     })
+}
+
+/// The built-in transactions `--workload` names (`append`, `update`), or `None`: a workload
+/// or trace to resolve.
+fn builtin(w: &str) -> Option<Workload> {
+    Workload::from_str(w, true).ok()
 }
 
 fn bounded<T: PartialOrd + std::fmt::Display>(flag: &str, v: T, lo: T, hi: T) -> Result<T> {
@@ -305,7 +318,7 @@ pub const DEFAULT_TXNS: u64 = 50;
 /// `--rows-per-txn`'s default.
 pub const DEFAULT_ROWS_PER_TXN: u32 = 3;
 
-fn plan(a: &DurabilityArgs) -> Result<Plan> {
+fn plan(a: &DurabilityArgs, trace: Option<&Traced>) -> Result<Plan> {
     let (seed, replay) = match &a.replay_crash {
         None => (a.seed, None),
         Some(text) => {
@@ -327,17 +340,25 @@ fn plan(a: &DurabilityArgs) -> Result<Plan> {
             (seed, Some((point, state)))
         }
     };
-    let max_rows = match a.workload {
+    let workload = builtin(&a.workload).unwrap_or_default();
+    let max_rows = match workload {
         Workload::Append => MAX_ROWS,
         Workload::Update => PRELOAD as u32,
     };
-    if a.workload == Workload::Update && model(a) != FailureModel::Vfs {
+    if trace.is_some() && model(a).recorded().is_none() && model(a) != FailureModel::ProcessCrash {
+        return Err(Error::input(format!(
+            "--workload {}: a trace runs in a child process: --model process-crash or a recorded model (strict, ext4-ordered, f2fs-posix, f2fs-strict), not vfs",
+            escape(&a.workload)
+        )));
+    }
+    if workload == Workload::Update && model(a) != FailureModel::Vfs {
         return Err(Error::input(format!(
             "--workload update: {} runs through the engine's key-value interface, where every engine commit is one record: that runs the append workload only (update: --engine sqlite or redb with --model vfs)",
             engine_name(a.engine)
         )));
     }
     if a.engine == DurabilityEngine::Sqlite
+        && trace.is_none()
         && model(a) != FailureModel::Vfs
         && a.rows_per_txn > PRELOAD as u32
     {
@@ -355,7 +376,8 @@ fn plan(a: &DurabilityArgs) -> Result<Plan> {
         crashes: bounded("--crashes", a.crashes, 1, MAX_CRASHES)?,
         txns: bounded("--txns", a.txns, 1, MAX_TXNS)?,
         rows_per_txn: bounded("--rows-per-txn", a.rows_per_txn, 1, max_rows)?,
-        workload: a.workload,
+        workload,
+        trace: trace.map(|t| t.name.clone()),
         seed,
         torn: a.torn,
         replay: replay.map(|(p, _)| p),
@@ -389,8 +411,15 @@ impl DurabilityArgs {
                 engine_name(self.engine)
             )));
         }
-        let configs = configs(self.engine, &self.config, m)?;
-        let plan = plan(self)?;
+        let trace = match builtin(&self.workload) {
+            Some(_) => None,
+            None => Some(Traced::resolve(&self.workload, self.seed)?),
+        };
+        if let Some(t) = &trace {
+            crate::engine::check(engine_name(self.engine), &[], &t.model)?;
+        }
+        let configs = configs(self.engine, &self.config, m, trace.as_ref())?;
+        let plan = plan(self, trace.as_ref())?;
         let parent = self.dir.clone().unwrap_or_else(std::env::temp_dir);
         if !parent.is_dir() {
             return Err(Error::input(format!(

@@ -14,7 +14,9 @@
 //! run to completion. A replay kills at the same delay: the same moment in time, not
 //! necessarily the same instruction.
 
+use super::scratch::{copy_dir, in_one_read, BASE, WORK};
 use super::sqlite::{read_acks, ACKS};
+use super::traced::{self, Traced, DIGESTS_FILE};
 use super::{judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
 use crate::engine::{self, kv, Engine, LastRead, Request};
 use crate::error::{Error, Result, ResultExt};
@@ -30,10 +32,10 @@ use std::time::Duration;
 pub struct Config {
     pub engine: &'static str,
     pub options: Vec<(String, String)>,
+    /// `--workload` naming a trace or a workload `run` accepts ([`traced`]); `None`: the
+    /// append transactions.
+    pub trace: Option<Traced>,
 }
-
-pub(crate) const BASE: &str = "base";
-pub(crate) const WORK: &str = "work";
 
 /// Records of [`PRELOAD`] fields: engines with a column per field (SQLite) need them all, so
 /// shorter records are padded with empty fields (a payload is never empty), dropped again
@@ -80,8 +82,19 @@ pub fn child(
     acks: &Path,
     txns: u64,
     rows: u64,
+    trace: Option<&Path>,
 ) -> Result<()> {
     let mut e = engine::open(engine_name, options, dir)?;
+    if let Some(path) = trace {
+        let mut log = std::fs::OpenOptions::new()
+            .append(true)
+            .open(acks)
+            .run_err(format!("opening {}", acks.display()))?;
+        writeln!(log, "0").run_err("acknowledgement log")?;
+        return traced::replay(e.as_mut(), path, txns, |n| {
+            writeln!(log, "{n}").run_err("acknowledgement log")
+        });
+    }
     // The engines that prepare statements for the key-value model (SQLite) need the schema
     // declared again; it exists, so nothing is written.
     e.create_schema(&DataModel::KeyValue(model()))?;
@@ -99,23 +112,15 @@ pub fn child(
     Ok(())
 }
 
-pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    let _ = std::fs::remove_dir_all(to);
-    std::fs::create_dir_all(to).run_err(format!("creating {}", to.display()))?;
-    for entry in std::fs::read_dir(from).run_err(format!("reading {}", from.display()))? {
-        let entry = entry.run_err("reading a directory")?;
-        let target = to.join(entry.file_name());
-        if entry.file_type().run_err("reading a directory")?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)
-                .run_err(format!("copying {}", target.display()))?;
-        }
-    }
-    Ok(())
-}
-
 impl Config {
+    /// A SQL trace's digests after each commit ([`Traced::digests`]), before its crash points.
+    pub(crate) fn digests(&self, dir: &Path, plan: &Plan) -> Result<()> {
+        if let Some(t) = &self.trace {
+            t.digests(self.engine, &self.options, dir, plan.txns)?;
+        }
+        Ok(())
+    }
+
     /// Start the workload on a fresh copy, with `env` added to its environment; kill it
     /// after `delay` (never, with `None`); the copy's directory.
     pub(crate) fn run_child(
@@ -137,6 +142,9 @@ impl Config {
             .arg(&acks)
             .arg(plan.txns.to_string())
             .arg(plan.rows_per_txn.to_string());
+        if let Some(t) = &self.trace {
+            cmd.arg("--trace").arg(t.path(dir));
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -187,6 +195,9 @@ impl Subject for Config {
     }
 
     fn prepare(&self, dir: &Path) -> Result<()> {
+        if let Some(t) = &self.trace {
+            return t.prepare(self.engine, &self.options, dir);
+        }
         let base = dir.join(BASE);
         std::fs::create_dir_all(&base).run_err(format!("creating {}", base.display()))?;
         let mut e = engine::open(self.engine, &self.options, &base)?;
@@ -197,6 +208,7 @@ impl Subject for Config {
 
     /// The run time to completion, in microseconds: the crash points are moments in it.
     fn count_events(&self, dir: &Path, plan: &Plan) -> Result<u64> {
+        self.digests(dir, plan)?;
         let t0 = mono_ns();
         self.run_child(dir, plan, None, &[])?;
         Ok((mono_ns() - t0) / 1000)
@@ -211,6 +223,19 @@ impl Subject for Config {
             in_flight: (acknowledged < plan.txns).then_some(acknowledged + 1),
             ..PointResult::default()
         };
+        if let Some(t) = &self.trace {
+            let digests = t.is_sql().then(|| dir.join(DIGESTS_FILE));
+            let found = traced::check_state(
+                self.engine,
+                &self.options,
+                &work,
+                &t.path(dir),
+                plan.txns,
+                acknowledged,
+                digests.as_deref(),
+            );
+            return Ok(PointResult { point, ..found });
+        }
         let t0 = mono_ns();
         let opened = engine::open(self.engine, &self.options, &work);
         r.recovery_ns = mono_ns() - t0;
@@ -222,6 +247,15 @@ impl Subject for Config {
         let work = dir.join(WORK);
         copy_dir(&dir.join(BASE), &work)?;
         let mut e = engine::open(self.engine, &self.options, &work)?;
+        if let Some(t) = &self.trace {
+            // Acknowledgements per second: operations (key-value) or commits (SQL).
+            let (t0, mut acks) = (mono_ns(), 0u64);
+            traced::replay(e.as_mut(), &t.path(dir), plan.txns, |n| {
+                acks = n;
+                Ok(())
+            })?;
+            return Ok(acks as f64 * 1e9 / (mono_ns() - t0).max(1) as f64);
+        }
         // The key-value statements exist once the schema is declared (SQLite prepares them
         // there), as in the child that records.
         e.create_schema(&DataModel::KeyValue(model()))?;
@@ -267,7 +301,8 @@ pub fn check_state(
 pub(crate) fn check(opened: Result<Box<dyn Engine>>, r: &mut PointResult, plan: &Plan) {
     match opened {
         Ok(mut e) => {
-            let rows = read_back(e.as_mut(), r.acknowledged + 2, &mut r.integrity);
+            let upto = r.acknowledged + 2;
+            let rows = in_one_read(e.as_mut(), |e| read_back(e, upto, &mut r.integrity));
             let newest = rows.keys().next_back().copied().unwrap_or(0);
             judge(r, &rows, Ok(newest), plan);
         }

@@ -14,7 +14,9 @@ pub mod killed;
 pub mod recorded;
 pub mod redb;
 pub mod report;
+pub mod scratch;
 pub mod sqlite;
+pub mod traced;
 pub mod volatile;
 
 use crate::error::Result;
@@ -283,6 +285,8 @@ pub struct Plan {
     pub txns: u64,
     pub rows_per_txn: u32,
     pub workload: Workload,
+    /// `--workload` naming a workload or trace instead of `append`/`update`.
+    pub trace: Option<String>,
     pub seed: u64,
     /// Keep a random half of the unsynced sectors at the failure instead of none.
     pub torn: bool,
@@ -375,7 +379,9 @@ pub fn replay_command(subject: &dyn Subject, plan: &Plan, at: &PointResult) -> S
     for (k, v) in subject.config() {
         f.push(format!("--config {k}={v}"));
     }
-    if plan.workload != Workload::Append {
+    if let Some(t) = &plan.trace {
+        f.push(format!("--workload {t}"));
+    } else if plan.workload != Workload::Append {
         f.push(format!("--workload {}", plan.workload.name()));
     }
     if plan.txns != args::DEFAULT_TXNS {
@@ -442,6 +448,9 @@ pub struct DurabilityRun {
     /// Older runs were all `append`.
     #[serde(default)]
     pub workload: Workload,
+    /// `--workload` naming a workload or trace (then `workload` is unused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
     pub seed: u64,
     pub torn: bool,
     /// The crash point replayed, if this was a replay.
@@ -542,6 +551,7 @@ pub fn measure(req: &args::Request) -> Result<DurabilityRun> {
         txns: plan.txns,
         rows_per_txn: plan.rows_per_txn,
         workload: plan.workload,
+        trace: plan.trace.clone(),
         seed: plan.seed,
         torn: plan.torn,
         replay: plan.replay,

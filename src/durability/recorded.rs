@@ -14,7 +14,8 @@
 use super::fsrec::model::{Fate, Model};
 use super::fsrec::state::Builder;
 use super::fsrec::{Recording, MAX_LOG};
-use super::killed::{Config as Killed, BASE, WORK};
+use super::killed::Config as Killed;
+use super::scratch::{BASE, WORK};
 use super::sqlite::ACKS;
 use super::{Plan, PointResult, Subject};
 use crate::error::{Error, Result, ResultExt};
@@ -36,9 +37,18 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn new(engine: &'static str, options: Vec<(String, String)>, model: Model) -> Self {
+    pub fn new(
+        engine: &'static str,
+        options: Vec<(String, String)>,
+        trace: Option<super::traced::Traced>,
+        model: Model,
+    ) -> Self {
         Config {
-            inner: Killed { engine, options },
+            inner: Killed {
+                engine,
+                options,
+                trace,
+            },
             model,
             built: RefCell::new(None),
         }
@@ -130,6 +140,13 @@ impl Config {
         for (k, v) in &self.inner.options {
             cmd.arg(format!("{k}={v}"));
         }
+        if let Some(t) = &self.inner.trace {
+            cmd.arg("--trace").arg(t.path(dir));
+            if t.is_sql() {
+                cmd.arg("--digests")
+                    .arg(dir.join(super::traced::DIGESTS_FILE));
+            }
+        }
         // The recorder, preloaded with nothing to record, turns the checker's syncs into
         // no-ops: the crash state is scratch, and a WAL recovery's checkpoint would otherwise
         // wait for the disk at every state.
@@ -182,6 +199,7 @@ impl Subject for Config {
     }
 
     fn count_events(&self, dir: &Path, plan: &Plan) -> Result<u64> {
+        self.inner.digests(dir, plan)?;
         let rec = record(&self.inner, dir, plan)?;
         let events = rec.ops.len() as u64;
         *self.built.borrow_mut() = Some(Builder::new(rec, self.model));
@@ -243,6 +261,9 @@ impl Subject for Config {
         let target = dir.join("state");
         image.write_out(&target)?;
         let found = self.check_in_child(dir, &target, plan, acknowledged)?;
+        if self.inner.trace.is_some() {
+            r.in_flight = found.in_flight;
+        }
         r.recovery_ns = found.recovery_ns;
         r.lost = found.lost;
         r.partial = found.partial;

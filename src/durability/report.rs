@@ -10,20 +10,27 @@ use std::fmt::Write as _;
 pub fn render(run: &DurabilityRun) -> String {
     let reports = &run.configurations;
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "durability: {}, {} transactions of {} rows ({}), seed {}{}",
-        run.engine,
-        run.txns,
-        run.rows_per_txn,
-        run.workload.name(),
-        run.seed,
-        if run.id > 0 {
-            format!(" (stored as #{})", run.id)
-        } else {
-            String::new()
-        }
-    );
+    let stored = if run.id > 0 {
+        format!(" (stored as #{})", run.id)
+    } else {
+        String::new()
+    };
+    let _ = match &run.trace {
+        Some(t) => writeln!(
+            o,
+            "durability: {}, the first {} operations of workload {t}, seed {}{stored}",
+            run.engine, run.txns, run.seed
+        ),
+        None => writeln!(
+            o,
+            "durability: {}, {} transactions of {} rows ({}), seed {}{stored}",
+            run.engine,
+            run.txns,
+            run.rows_per_txn,
+            run.workload.name(),
+            run.seed
+        ),
+    };
     if let Some(r) = reports.first() {
         let _ = writeln!(o, "model: {}", r.model);
     }
@@ -154,6 +161,7 @@ mod tests {
             txns: 1,
             rows_per_txn: 1,
             workload: Workload::Append,
+            trace: None,
             seed: 1,
             torn: false,
             replay: None,

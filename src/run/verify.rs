@@ -154,11 +154,25 @@ impl Verifier {
             Some(s) => s,
             None => self.sampled(),
         };
-        let Some(m) = &self.model else { return Ok(()) };
+        if self.model.is_none() {
+            return Ok(());
+        }
         if !sampled || !self.tracked(key) || matches!(read, LastRead::Unsupported) {
             self.totals.unchecked += 1;
             return Ok(());
         }
+        self.compare(key, read)
+    }
+
+    /// Whether `key` is in the tracked sample (every key when one in 1 is tracked).
+    pub fn tracks(&self, key: u64) -> bool {
+        self.model.is_some() && self.tracked(key)
+    }
+
+    /// Compare the record read for `key` with what was written to it, outside the read
+    /// sample (a durability check reads every tracked key once); counted as checked.
+    pub fn compare(&mut self, key: u64, read: LastRead<'_>) -> Result<(), String> {
+        let Some(m) = &self.model else { return Ok(()) };
         self.totals.checked += 1;
         let outcome = match (self.written.get(&key), read) {
             (None, LastRead::NotFound) => Ok(()),
