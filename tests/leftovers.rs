@@ -221,7 +221,7 @@ fn a_live_owner_is_kept_whatever_start_time_it_recorded_and_a_reused_pid_is_gone
     );
 
     let results = sb.results();
-    let out = common::pb_with(&["doctor"], |c| {
+    let out = common::pb_with(["doctor"], |c| {
         c.current_dir(sb.path(""))
             .env("TMPDIR", &tmp)
             .args(["--results", arg(&results)]);
