@@ -126,6 +126,7 @@ arm_refuses import trace import "$arm_dir/app.jsonl" -o "$arm_dir/app.pbt"
 arm_refuses import trace stats "$arm_dir/app.jsonl"
 arm_refuses models models --tuples 10 --results "$arm_dir/arm.db"
 arm_refuses recorded-models durability --engine lmdb --txns 5 --results "$arm_dir/arm.db"
+arm_refuses device-driver device list
 [ ! -e "$arm_dir/app.pbt" ]
 rm -rf "$arm_dir"
 
