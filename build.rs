@@ -5,7 +5,7 @@
 //! `benches/saturation` links (`benches/saturation/bare_loop.c`; only that bench links it),
 //! and the two preload libraries the binary embeds: `capture`'s statement tracer
 //! (`src/capture/preload.c`) and `durability`'s recorder of file-system calls
-//! (`src/durability/recorder.c`).
+//! (`src/durability/recorder.c`, feature `recorded-models` only).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -34,7 +34,11 @@ fn main() {
     preload_library(
         "src/durability/recorder.c",
         "pocketbench_recorder.so",
-        Missing::EmbedEmpty,
+        if std::env::var_os("CARGO_FEATURE_RECORDED_MODELS").is_some() {
+            Missing::EmbedEmpty
+        } else {
+            Missing::Skip
+        },
     );
     preload_library(
         "src/capture/preload.c",
@@ -50,7 +54,13 @@ enum Missing {
     EmbedEmpty,
     /// Fail the build.
     FailBuild,
+    /// Not wanted in this build (its feature is off): embed an empty file without compiling.
+    Skip,
 }
+
+/// How the preload libraries are compiled (scripts/build-device.sh builds the board's copy of
+/// `capture`'s library with the same flags).
+const PRELOAD_FLAGS: &[&str] = &["-shared", "-fPIC", "-O2", "-Wall", "-s", "-Wl,-z,norelro"];
 
 /// A preload library (an `LD_PRELOAD` shared object for this build's target), compiled from
 /// `source` into `OUT_DIR/name` for the binary to embed and write out when it runs: the
@@ -60,6 +70,10 @@ fn preload_library(source: &str, name: &str, missing: Missing) {
     println!("cargo:rerun-if-changed={source}");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
     let lib = out.join(name);
+    if missing == Missing::Skip {
+        let _ = std::fs::write(&lib, b"");
+        return;
+    }
     let status = cc::Build::new()
         .opt_level(2)
         .pic(true)
@@ -68,9 +82,13 @@ fn preload_library(source: &str, name: &str, missing: Missing) {
         .map_err(|e| e.to_string())
         .and_then(|c| {
             // The compiler alone, without the flags cc adds for static archives (a static
-            // device build's `-static` would contradict `-shared`).
+            // device build's `-static` would contradict `-shared`). Stripped (`-s`) and
+            // without a RELRO segment (`-z norelro`): ARM linkers align RELRO's end to a
+            // 64 KiB page, which pads each library from about 15 KiB to 66 KiB of mostly
+            // zeros inside the binary; without it the library still loads on any page size.
             std::process::Command::new(c.path())
-                .args(["-shared", "-fPIC", "-O2", "-Wall", "-o"])
+                .args(PRELOAD_FLAGS)
+                .arg("-o")
                 .arg(&lib)
                 .arg(source)
                 .args(["-ldl", "-lpthread"])

@@ -10,11 +10,17 @@
 #
 # rustup's toolchain here has no ARM standard library, so this uses Debian's Rust (rustc-web,
 # cargo-web, rust-web-src) to build std from source (-Zbuild-std), Debian's cross compilers as
-# linkers and C compilers, and the `device` profile (LTO, one codegen unit, stripped). It
+# linkers and C compilers, and the `device` profile (LTO, one codegen unit, stripped). Its
+# standard library is built without backtrace symbolisation (a stripped binary has no symbols
+# to show) and with `optimize_for_size` (smaller sorting and formatting code). It
 # installs those packages with apt when they are missing. A static glibc binary cannot resolve
 # host names (NSS); pocketbench on a device never needs to: results come back by pull.
 # Run ARM binaries here through qemu: `qemu-aarch64-static target/device/aarch64/pocketbench`,
 # and `POCKETBENCH_RUNNER=qemu-aarch64-static` for the replay process it starts.
+#
+# Each binary has a size budget of 8 MiB (8 388 608 bytes; POCKETBENCH_DEVICE_BUDGET=BYTES
+# sets another): a binary over it fails the build (exit 1, one line naming it), after every
+# asked-for architecture is built. docs/device.md lists what each part of the binary costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +46,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+budget=${POCKETBENCH_DEVICE_BUDGET:-8388608}
+case "$budget" in
+    ''|*[!0-9]*) echo "build-device.sh: POCKETBENCH_DEVICE_BUDGET='$budget': expected a number of bytes" >&2; exit 2 ;;
+esac
+over=()
 for arch in "${arches[@]}"; do
     case "$arch" in
         aarch64) target=aarch64-unknown-linux-gnu; cc=aarch64-linux-gnu-gcc; ar=aarch64-linux-gnu-ar ;;
@@ -52,13 +63,24 @@ for arch in "${arches[@]}"; do
     env RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
         "CARGO_TARGET_${var}_LINKER=$cc" "CC_${lower}=$cc" "AR_${lower}=$ar" \
         "CARGO_TARGET_${var}_RUSTFLAGS=-C target-feature=+crt-static" \
-        /usr/bin/cargo build --locked -Zbuild-std=std,panic_abort --profile device --no-default-features \
+        /usr/bin/cargo build --locked -Zbuild-std=std,panic_abort \
+        -Zbuild-std-features=panic-unwind,optimize_for_size --profile device --no-default-features \
         --target "$target" --target-dir target/device-build
     mkdir -p "target/device/$arch"
     cp "target/device-build/$target/device/pocketbench" "target/device/$arch/pocketbench"
     file "target/device/$arch/pocketbench" 2>/dev/null || true
     ls -l "target/device/$arch/pocketbench"
+    size=$(stat -c %s "target/device/$arch/pocketbench")
+    if [ "$size" -gt "$budget" ]; then
+        over+=("target/device/$arch/pocketbench is $size bytes, over its budget of $budget bytes by $((size - budget))")
+    fi
     # capture's preload library (also embedded in the binary), for programs on the board.
-    "$cc" -shared -fPIC -O2 -Wall -o "target/device/$arch/libpocketbench-capture.so" src/capture/preload.c -ldl -lpthread
+    # Flags as build.rs compiles the embedded copy (PRELOAD_FLAGS: stripped, no RELRO padding).
+    "$cc" -shared -fPIC -O2 -Wall -s -Wl,-z,norelro -o "target/device/$arch/libpocketbench-capture.so" \
+        src/capture/preload.c -ldl -lpthread
     ls -l "target/device/$arch/libpocketbench-capture.so"
 done
+for line in "${over[@]}"; do
+    echo "build-device.sh: $line (docs/device.md: what each part costs)" >&2
+done
+[ ${#over[@]} -eq 0 ]

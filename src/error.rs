@@ -25,6 +25,15 @@ impl Error {
         Error::Failed(msg.into())
     }
 
+    /// `what` (a command, or a flag's value) needs the default feature `feature`, which gives
+    /// `gives` and which this build leaves out, as device builds do: refused as bad input
+    /// before any work, pointing to the host, where it runs.
+    pub fn not_built(what: impl fmt::Display, feature: &str, gives: &str) -> Self {
+        Error::Input(format!(
+            "{what}: this build has no {gives} (built without the `{feature}` feature, as device builds are); run it on the host"
+        ))
+    }
+
     /// Process exit status for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
@@ -67,5 +76,20 @@ impl<T, E: fmt::Display> ResultExt<T> for std::result::Result<T, E> {
 
     fn run_err(self, what: impl fmt::Display) -> Result<T> {
         self.map_err(|e| Error::Failed(format!("{what}: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    #[test]
+    fn a_command_left_out_of_a_build_is_bad_input_pointing_to_the_host() {
+        let e = Error::not_built("trace import", "import", "log front ends");
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(
+            e.to_string(),
+            "trace import: this build has no log front ends (built without the `import` feature, as device builds are); run it on the host"
+        );
     }
 }

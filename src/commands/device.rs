@@ -157,6 +157,9 @@ pub struct PullArgs {
 /// `cli` is pocketbench's whole command line (`Cli::command()`), which checks the command for
 /// the device before anything is pushed.
 pub fn main(cmd: &DeviceCommand, cli: clap::Command) -> Result<i32> {
+    if !device::AVAILABLE {
+        return Err(device::unavailable());
+    }
     match cmd {
         DeviceCommand::List(a) => list(a),
         DeviceCommand::Run(a) => run(a, cli),
@@ -431,6 +434,9 @@ fn pull(a: &PullArgs) -> Result<i32> {
 }
 
 fn capture(a: &CaptureArgs) -> Result<i32> {
+    if !crate::workload::import::AVAILABLE {
+        return Err(crate::workload::import::unavailable("device capture"));
+    }
     let req = device::capture::CaptureRequest {
         package: a.package.clone(),
         duration: a

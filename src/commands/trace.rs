@@ -253,6 +253,9 @@ fn generate(args: &WorkloadArgs, output: &Path, json: bool) -> Result<i32> {
 
 fn import(a: &ImportArgs) -> Result<i32> {
     use crate::output::units::parse_duration;
+    if !crate::workload::import::AVAILABLE {
+        return Err(crate::workload::import::unavailable("trace import"));
+    }
     if let Some(output) = &a.output {
         crate::output::target::check(output, "-o")?;
     }

@@ -7,6 +7,19 @@
 //!
 //! Everything here drives the system's own `adb`, `ssh` and `scp` as child processes; nothing
 //! on the device needs installing besides the pushed binary, and the device never calls back.
+//!
+//! Driving devices is the default feature `device-driver`; the device builds leave it out (a
+//! phone or board is driven, it drives nothing), and there `pocketbench device` is refused
+//! ([`unavailable`]) before any work. [`probe::local`] (a device describing itself, for
+//! `submit` and `agent`) is in every build.
+
+/// Whether this build drives devices (feature `device-driver`).
+pub const AVAILABLE: bool = cfg!(feature = "device-driver");
+
+/// Why `pocketbench device` is refused by a build without the feature `device-driver`.
+pub fn unavailable() -> crate::error::Error {
+    crate::error::Error::not_built("device", "device-driver", "adb and ssh device driver")
+}
 
 pub mod adb;
 pub mod binaries;

@@ -79,7 +79,13 @@ pub enum FailureModel {
 }
 
 impl FailureModel {
+    /// The persistence model of a recorded model (`None` for the others, and in a build
+    /// without the recorder, feature `recorded-models`, where [`DurabilityArgs::request`]
+    /// refuses them).
     fn recorded(self) -> Option<Model> {
+        if !super::recorded::AVAILABLE {
+            return None;
+        }
         match self {
             FailureModel::Vfs | FailureModel::ProcessCrash => None,
             FailureModel::Strict => Some(Model::Strict),
@@ -400,6 +406,26 @@ impl DurabilityArgs {
     /// Check every flag and build the request. Nothing is created or measured.
     pub fn request(&self) -> Result<Request> {
         let m = model(self);
+        if !super::recorded::AVAILABLE
+            && !matches!(m, FailureModel::Vfs | FailureModel::ProcessCrash)
+        {
+            let name = m
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string());
+            let default = if self.model.is_none() {
+                format!(" (the default for {})", engine_name(self.engine))
+            } else {
+                String::new()
+            };
+            let refused = Error::not_built(
+                format!("--model {name}{default}"),
+                "recorded-models",
+                "file-system recorder for the recorded power-loss models",
+            );
+            return Err(Error::input(format!(
+                "{refused}, or use --model process-crash here"
+            )));
+        }
         if m == FailureModel::Vfs
             && !matches!(
                 self.engine,

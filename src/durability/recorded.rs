@@ -10,6 +10,10 @@
 //! Native engines (LMDB, RocksDB, LevelDB, BerkeleyDB), SQLite and redb all go through libc,
 //! so one recorder serves them all. The events are the recorded calls (acknowledgements
 //! included), numbered from 1; crash point `p` keeps calls `1..p`.
+//!
+//! Behind the default feature `recorded-models`: the recorder needs a dynamically linked
+//! binary (a static one ignores LD_PRELOAD), so the static device builds leave the recorded
+//! models out, embed no recorder, and refuse those models before any work.
 
 use super::fsrec::model::{Fate, Model};
 use super::fsrec::state::Builder;
@@ -22,7 +26,11 @@ use crate::error::{Error, Result, ResultExt};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-/// The recorder, built by build.rs for this target (empty where it cannot be).
+/// Whether this build has the recorded models (feature `recorded-models`).
+pub const AVAILABLE: bool = cfg!(feature = "recorded-models");
+
+/// The recorder, built by build.rs for this target (empty where it cannot be, and without
+/// the feature `recorded-models`).
 const RECORDER: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/pocketbench_recorder.so"));
 
 /// The recorder's file name in the scratch directory.

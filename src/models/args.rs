@@ -74,6 +74,9 @@ pub struct ModelsArgs {
 impl ModelsArgs {
     /// Check every flag and build the request. Nothing is created or measured.
     pub fn request(&self) -> Result<Request> {
+        if !super::AVAILABLE {
+            return Err(super::unavailable());
+        }
         let built = super::engines();
         let engines = if self.engines.is_empty() {
             built.clone()

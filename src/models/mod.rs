@@ -7,6 +7,9 @@
 //! test each execution's wall time, CPU time and I/O; every execution's answer is checked
 //! against every other engine's ([`crosscheck`]). [`args`] holds the command's flags,
 //! [`render`] its text.
+//!
+//! Running the study is the default feature `models`; device builds leave it out (size) and
+//! refuse a run ([`unavailable`]) before any work, while stored runs still print and report.
 
 pub mod args;
 pub mod data;
@@ -31,6 +34,14 @@ use std::path::Path;
 
 /// The results store's kind for data-model runs.
 pub const SUITE: &str = "models";
+
+/// Whether this build runs the study (feature `models`).
+pub const AVAILABLE: bool = cfg!(feature = "models");
+
+/// Why a study run is refused by a build without the feature `models`.
+pub fn unavailable() -> Error {
+    Error::not_built("models", "models", "data-model study runner")
+}
 
 /// An engine as the study uses it: load the tuples, answer an execution.
 pub trait ModelStore {
@@ -443,6 +454,9 @@ pub fn crosscheck(results: &[EngineScale]) -> Vec<Mismatch> {
 /// also when a run fails).
 pub fn measure(req: &Request) -> Result<ModelsRun> {
     use crate::platform::cpufreq::{control, discover};
+    if !AVAILABLE {
+        return Err(unavailable());
+    }
     let root = crate::platform::sysfs::sysfs_root();
     let cf = discover(&root);
     let governor = req

@@ -148,8 +148,10 @@ fn load_runs(store: &Store) -> Result<Vec<RunRecord>> {
         let (id, text, study, name, cell, repeat, labels) = row.run_err("results store")?;
         let raw: serde_json::Value =
             serde_json::from_str(&text).run_err(format!("results store: run {id}"))?;
-        let summary: RunSummary = serde_json::from_value(raw.clone())
-            .run_err(format!("results store: run {id} summary"))?;
+        // From the text, as every other reader of a summary does (one instance of its
+        // deserializer in the binary, not a second one over `Value`).
+        let summary: RunSummary =
+            serde_json::from_str(&text).run_err(format!("results store: run {id} summary"))?;
         let study = match (study, name, cell, repeat) {
             (Some(id), Some(name), Some(cell), Some(repeat)) => Some(StudyTag {
                 id,

@@ -6,6 +6,11 @@
 //! Each front end is one file implementing [`LogFormat`]: it is fed a log line by line (so a
 //! gigabyte of logcat is read in constant memory), returns the records a line completes, and
 //! counts the lines it recognised, skipped and dropped.
+//!
+//! The commands that read a log (`trace import`, `trace stats LOG`, `device capture`) are
+//! behind the default feature `import`: device builds leave them out (a board captures with
+//! the preload library and the log is imported on the host), and there they are refused
+//! ([`unavailable`]) before any work. The code stays in the library for the fuzz targets.
 
 pub mod anonymize;
 pub mod convert;
@@ -28,6 +33,14 @@ pub mod stats;
 pub mod stats_file;
 
 pub use record::{ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord};
+
+/// Whether this build reads logs (feature `import`).
+pub const AVAILABLE: bool = cfg!(feature = "import");
+
+/// Why `what` cannot run in a build without the feature `import`.
+pub fn unavailable(what: &str) -> crate::error::Error {
+    crate::error::Error::not_built(what, "import", "log front ends")
+}
 
 /// What a front end made of one line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

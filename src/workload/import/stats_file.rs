@@ -24,8 +24,13 @@ fn is_trace(path: &Path) -> bool {
 pub fn of_file(path: &Path, format: &str) -> Result<Stats> {
     if is_trace(path) {
         of_trace(path)
-    } else {
+    } else if super::AVAILABLE {
         of_log(path, format)
+    } else {
+        Err(super::unavailable(&format!(
+            "trace stats {}: not a trace, and reading a log",
+            crate::limits::escape(&path.display().to_string())
+        )))
     }
 }
 
