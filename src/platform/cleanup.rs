@@ -124,7 +124,7 @@ mod tests {
         let path = t.path().to_path_buf();
         assert_eq!(
             super::super::signals::paths_under(dir.path()),
-            [path.clone()]
+            std::slice::from_ref(&path)
         );
         drop(t);
         assert!(!path.exists());

@@ -24,6 +24,12 @@ pub struct Slot<T: 'static> {
     node: &'static Node<T>,
 }
 
+impl<T: Send + Sync + 'static> Default for List<T> {
+    fn default() -> List<T> {
+        List::new()
+    }
+}
+
 impl<T: Send + Sync + 'static> List<T> {
     pub const fn new() -> List<T> {
         List {
