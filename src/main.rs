@@ -25,7 +25,7 @@ fn main() {
         // and durability children are stopped by their parents and keep the default
         // dispositions; `serve` changes nothing to restore, and takes SIGHUP to reload its
         // TLS certificate).
-        platform::cpufreq::restore::install_signal_handling();
+        platform::signals::install();
     }
     if let Err(e) = platform::args::set_sysfs_root(cli.sysfs_root.as_deref()) {
         eprintln!("pocketbench: error: {}", limits::one_line(&e.to_string()));

@@ -5,7 +5,9 @@
 //! says so and removes it, and never one whose process is alive — also when the owner's
 //! record of its start time is not the kernel's (a run under qemu-user, which emulates
 //! `/proc/self/stat`) or its PID is from another PID namespace; a PID taken over by a process
-//! that started after the folder was made, or by none, is still proven gone.
+//! that started after the folder was made, or by none, is still proven gone. A `--warm` run
+//! replays in a process that has a single thread (handling the signals takes none) and leaves
+//! nothing behind when a signal ends that replay.
 
 mod common;
 
@@ -29,17 +31,18 @@ fn work_folders(dir: &Path) -> Vec<String> {
 /// A run in a process group of its own with `TMPDIR=tmp`, and every line it prints (stdout
 /// and stderr) as it prints it.
 fn start_run(sb: &Sandbox, tmp: &Path) -> (Child, Receiver<String>) {
+    start_run_with(
+        sb,
+        tmp,
+        &["--records", "3000", "--ops", "3000", "--delay", "zero"],
+    )
+}
+
+fn start_run_with(sb: &Sandbox, tmp: &Path, args: &[&str]) -> (Child, Receiver<String>) {
     let results = sb.results();
     let mut child = Command::new(BIN)
-        .args([
-            "run",
-            "--records",
-            "3000",
-            "--ops",
-            "3000",
-            "--delay",
-            "zero",
-        ])
+        .arg("run")
+        .args(args)
         .args(["--results", arg(&results)])
         .current_dir(sb.path(""))
         .env("TMPDIR", tmp)
@@ -98,6 +101,36 @@ fn signals_to_the_whole_group_at_every_point_leave_no_work_folder() {
             );
         }
     }
+}
+
+#[test]
+fn a_warm_replay_runs_on_one_thread_and_a_signal_during_it_leaves_nothing() {
+    let sb = Sandbox::new();
+    let tmp = sb.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    // 3 000 reads 1 ms apart: the replay lasts about 3 s, long after the line it starts with.
+    let args = [
+        "--records",
+        "100",
+        "--ops",
+        "3000",
+        "--delay",
+        "fixed:1ms",
+        "--warm",
+    ];
+    let (mut child, rx) = start_run_with(&sb, &tmp, &args);
+    wait_for(&rx, "· replaying 3000 operations in this process (warm)");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let threads = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .map(str::trim);
+    assert_eq!(threads, Some("1"), "{status}");
+    // SAFETY: kill(2) on the run's own process group.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGTERM));
+    assert!(work_folders(&tmp).is_empty(), "{:?}", work_folders(&tmp));
 }
 
 #[test]

@@ -175,9 +175,9 @@ pub fn start(loads: &[Load], command: Option<&str>, dir: &Path) -> Result<Runnin
     let mut files = Vec::new();
     let mut child = None;
     if let Some(cmd) = command {
-        crate::platform::cpufreq::restore::install_signal_handling();
+        crate::platform::signals::install();
         use std::os::unix::process::CommandExt;
-        let c = crate::platform::cpufreq::restore::unblocked(&mut std::process::Command::new("sh"))
+        let c = crate::platform::signals::unblocked(&mut std::process::Command::new("sh"))
             .arg("-c")
             .arg(cmd)
             .process_group(0)
@@ -185,7 +185,7 @@ pub fn start(loads: &[Load], command: Option<&str>, dir: &Path) -> Result<Runnin
             .stdout(std::process::Stdio::null())
             .spawn()
             .map_err(|e| format!("--background-cmd `{cmd}`: cannot start sh: {e}"))?;
-        crate::platform::cpufreq::restore::register_child(c.id(), true);
+        crate::platform::signals::register_child(c.id(), true);
         child = Some((cmd.to_string(), c.id()));
     }
     for load in loads {
@@ -296,7 +296,7 @@ fn stop_command(command: String, pid: u32) -> CommandReport {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
     }
-    crate::platform::cpufreq::restore::unregister_child(pid);
+    crate::platform::signals::unregister_child(pid);
     let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
     CommandReport {
         command,

@@ -1,25 +1,31 @@
 //! Waiting for Ctrl-C instead of dying of it: a command that runs "until interrupted" (`device
 //! capture` without `--duration`) holds a [`Catch`]; while it does, the first SIGINT or
-//! SIGTERM the signal thread (`cpufreq::restore`) receives is recorded here and wakes
-//! [`Catch::wait`] instead of ending the process, so the command can put back what it changed
-//! and write its output. A second signal, or one arriving when nothing catches, ends the
-//! process as usual.
+//! SIGTERM the signal handler (`platform::signals`) receives is recorded here and ends
+//! [`Catch::wait`] instead of the process, so the command can put back what it changed and
+//! write its output. A second signal, or one arriving when nothing catches, ends the process
+//! as usual.
+//!
+//! The handler runs in signal context, so [`take`] only touches atomics; [`Catch::wait`] looks
+//! at them every few milliseconds (a capture waits for seconds to hours, so the poll costs
+//! nothing that matters and no wake-up can be lost).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 static CATCHING: AtomicBool = AtomicBool::new(false);
-static CAUGHT: Mutex<Option<libc::c_int>> = Mutex::new(None);
-static WAKE: Condvar = Condvar::new();
+/// The caught signal, 0 while none.
+static CAUGHT: AtomicI32 = AtomicI32::new(0);
+
+/// How often [`Catch::wait`] looks for a caught signal.
+const POLL: Duration = Duration::from_millis(10);
 
 /// Catching SIGINT and SIGTERM until dropped.
 pub struct Catch(());
 
-/// Start catching (the signal thread must be installed, as `main` does for every command).
+/// Start catching (the signal handler must be installed, as `main` does for every command).
 pub fn catch() -> Catch {
-    *CAUGHT.lock().unwrap_or_else(|p| p.into_inner()) = None;
-    CATCHING.store(true, Ordering::Release);
+    CAUGHT.store(0, Ordering::SeqCst);
+    CATCHING.store(true, Ordering::SeqCst);
     Catch(())
 }
 
@@ -28,44 +34,40 @@ impl Catch {
     /// when one ended the wait.
     pub fn wait(&self, limit: Option<Duration>) -> Option<&'static str> {
         let until = limit.map(|l| Instant::now() + l);
-        let mut caught = CAUGHT.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(sig) = *caught {
-                return Some(if sig == libc::SIGINT {
-                    "SIGINT"
-                } else {
-                    "SIGTERM"
-                });
+            match CAUGHT.load(Ordering::SeqCst) {
+                0 => {}
+                libc::SIGINT => return Some("SIGINT"),
+                _ => return Some("SIGTERM"),
             }
-            caught = match until {
-                None => WAKE.wait(caught).unwrap_or_else(|p| p.into_inner()),
+            let nap = match until {
+                None => POLL,
                 Some(u) => {
                     let left = u.saturating_duration_since(Instant::now());
                     if left.is_zero() {
                         return None;
                     }
-                    WAKE.wait_timeout(caught, left)
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0
+                    left.min(POLL)
                 }
             };
+            std::thread::sleep(nap);
         }
     }
 }
 
 impl Drop for Catch {
     fn drop(&mut self) {
-        CATCHING.store(false, Ordering::Release);
+        CATCHING.store(false, Ordering::SeqCst);
     }
 }
 
-/// Called by the signal thread: whether `sig` was caught (and so must not end the process).
+/// Called by the signal handler (async-signal-safe: atomics only): whether `sig` was caught
+/// (and so must not end the process).
 pub fn take(sig: libc::c_int) -> bool {
-    if !matches!(sig, libc::SIGINT | libc::SIGTERM) || !CATCHING.swap(false, Ordering::AcqRel) {
+    if !matches!(sig, libc::SIGINT | libc::SIGTERM) || !CATCHING.swap(false, Ordering::SeqCst) {
         return false;
     }
-    *CAUGHT.lock().unwrap_or_else(|p| p.into_inner()) = Some(sig);
-    WAKE.notify_all();
+    CAUGHT.store(sig, Ordering::SeqCst);
     true
 }
 

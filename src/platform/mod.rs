@@ -20,6 +20,7 @@ pub mod observe;
 pub mod process;
 pub mod sampler;
 pub mod session;
+pub mod signals;
 pub mod stale;
 pub mod sysfs;
 pub mod thermal;

@@ -293,17 +293,17 @@ pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
     std::fs::write(&spec_path, serde_json::to_vec(spec).run_err("replay spec")?)
         .run_err(format!("writing {}", spec_path.display()))?;
     let (mut command, runner) = self_command()?;
-    let mut child = crate::platform::cpufreq::restore::unblocked(&mut command)
+    let mut child = crate::platform::signals::unblocked(&mut command)
         .arg("__replay")
         .arg(&spec_path)
         .stdin(std::process::Stdio::null())
         .spawn()
         .run_err("starting the replay process")?;
-    // A SIGTERM to this process stops the replay too (see platform::cpufreq::restore).
-    crate::platform::cpufreq::restore::register_child(child.id(), false);
+    // A SIGTERM to this process stops the replay too (see platform::signals).
+    crate::platform::signals::register_child(child.id(), false);
     let status = child.wait();
-    crate::platform::cpufreq::restore::unregister_child(child.id());
-    crate::platform::cpufreq::restore::wait_if_terminating();
+    crate::platform::signals::unregister_child(child.id());
+    crate::platform::signals::wait_if_terminating();
     let status = status.run_err("waiting for the replay process")?;
     match status.code() {
         Some(0) => {}

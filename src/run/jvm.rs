@@ -118,7 +118,7 @@ pub fn invoke(command: &str, spec: &impl Serialize, spec_path: &Path) -> Result<
     if let Some(dir) = spec_path.parent() {
         cmd.current_dir(dir);
     }
-    let mut child = crate::platform::cpufreq::restore::unblocked(&mut cmd)
+    let mut child = crate::platform::signals::unblocked(&mut cmd)
         .arg("-jar")
         .arg(&jar)
         .arg(command)
@@ -126,10 +126,10 @@ pub fn invoke(command: &str, spec: &impl Serialize, spec_path: &Path) -> Result<
         .stdin(std::process::Stdio::null())
         .spawn()
         .run_err(format!("starting {}", java.display()))?;
-    crate::platform::cpufreq::restore::register_child(child.id(), false);
+    crate::platform::signals::register_child(child.id(), false);
     let status = child.wait();
-    crate::platform::cpufreq::restore::unregister_child(child.id());
-    crate::platform::cpufreq::restore::wait_if_terminating();
+    crate::platform::signals::unregister_child(child.id());
+    crate::platform::signals::wait_if_terminating();
     match status.run_err("waiting for the JVM driver")?.code() {
         Some(0) => Ok(()),
         Some(2) => Err(Error::input(format!(

@@ -15,15 +15,44 @@ use crate::workload::rng::{splitmix64, Rng};
 pub fn fill_field(seed: u64, field: u16, len: usize, out: &mut Vec<u8>) {
     out.clear();
     out.resize(len, 0);
-    let mut state = seed ^ (u64::from(field) + 1).wrapping_mul(0xA24B_AED4_963E_E407);
+    let mut state = field_state(seed, field);
     for chunk in out.chunks_mut(8) {
-        let word = splitmix64(&mut state).to_le_bytes();
-        for (byte, random) in chunk.iter_mut().zip(word) {
-            // Scale 0..=255 onto the 95 printable characters from ' ' to '~' (multiply-shift:
-            // no division, and the loop vectorises).
-            *byte = b' ' + ((u16::from(random) * 95) >> 8) as u8;
+        let word = printable(splitmix64(&mut state)).to_le_bytes();
+        chunk.copy_from_slice(&word[..chunk.len()]);
+    }
+}
+
+/// Whether `value` is exactly the `len` bytes [`fill_field`] gives for (`seed`, `field`),
+/// compared eight bytes at a time as they are generated, with nothing written.
+pub fn field_matches(seed: u64, field: u16, len: usize, value: &[u8]) -> bool {
+    if value.len() != len {
+        return false;
+    }
+    let mut state = field_state(seed, field);
+    let mut words = value.chunks_exact(8);
+    for w in &mut words {
+        let got = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        if got != printable(splitmix64(&mut state)) {
+            return false;
         }
     }
+    let rest = words.remainder();
+    rest.is_empty() || *rest == printable(splitmix64(&mut state)).to_le_bytes()[..rest.len()]
+}
+
+fn field_state(seed: u64, field: u16) -> u64 {
+    seed ^ (u64::from(field) + 1).wrapping_mul(0xA24B_AED4_963E_E407)
+}
+
+/// Each byte `r` of `word` (little-endian order) scaled onto the 95 printable characters from
+/// ' ' to '~': `b' ' + (r * 95 >> 8)` (multiply-shift, no division), for all eight bytes at
+/// once: the even and the odd bytes are multiplied in 16-bit lanes (255 × 95 < 65 536, so no
+/// lane spills into the next), and the high byte of each lane is the scaled value.
+fn printable(word: u64) -> u64 {
+    const LOW: u64 = 0x00FF_00FF_00FF_00FF;
+    let even = (word & LOW) * 95;
+    let odd = ((word >> 8) & LOW) * 95;
+    (((even >> 8) & LOW) | (odd & !LOW)) + 0x2020_2020_2020_2020
 }
 
 /// The words of a word-salad text and the separators drawn between them. A vocabulary is part
@@ -93,6 +122,48 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert!(a.iter().all(|&ch| (b' '..=b'~').contains(&ch)));
+    }
+
+    #[test]
+    fn eight_bytes_at_once_scale_as_one_at_a_time() {
+        // Worked by hand: 0x00 -> ' ', 0xff -> 255*95 = 24 225, >> 8 = 94 -> '~',
+        // 0x80 -> 12 160 >> 8 = 47 -> 'O', 0x01 -> 95 >> 8 = 0 -> ' ', 0x03 -> 285 >> 8 = 1 -> '!'.
+        let word = u64::from_le_bytes([0x00, 0xff, 0x80, 0x01, 0x03, 0xff, 0x00, 0x80]);
+        assert_eq!(&printable(word).to_le_bytes(), b" ~O !~ O");
+        // And the definition, byte by byte, over many words.
+        let mut state = 7;
+        for _ in 0..10_000 {
+            let w = splitmix64(&mut state);
+            let one_by_one: Vec<u8> = w
+                .to_le_bytes()
+                .iter()
+                .map(|&r| b' ' + ((u16::from(r) * 95) >> 8) as u8)
+                .collect();
+            assert_eq!(printable(w).to_le_bytes().as_slice(), one_by_one);
+        }
+    }
+
+    #[test]
+    fn a_field_matches_only_its_own_bytes() {
+        let mut v = Vec::new();
+        for len in [0, 1, 7, 8, 9, 100, 1000] {
+            fill_field(42, 3, len, &mut v);
+            assert!(field_matches(42, 3, len, &v), "{len}");
+            assert!(
+                len == 0 || !field_matches(43, 3, len, &v),
+                "other seed, {len}"
+            );
+            assert!(
+                len == 0 || !field_matches(42, 2, len, &v),
+                "other field, {len}"
+            );
+            assert!(!field_matches(42, 3, len + 1, &v), "shorter than expected");
+            for i in 0..len {
+                let mut bad = v.clone();
+                bad[i] ^= 1;
+                assert!(!field_matches(42, 3, len, &bad), "byte {i} of {len}");
+            }
+        }
     }
 
     #[test]

@@ -121,3 +121,24 @@ impl Engine for SqliteEngine {
 
 #[cfg(test)]
 mod io_tests;
+
+#[cfg(test)]
+mod build_tests {
+    /// The bundled SQLite is compiled with the options `.cargo/config.toml` gives it (as
+    /// Android compiles it): no memory statistics, multi-thread mode.
+    #[test]
+    fn the_bundled_sqlite_counts_no_memory_and_is_multi_thread() {
+        let c = rusqlite::Connection::open_in_memory().unwrap();
+        let mut st = c.prepare("PRAGMA compile_options").unwrap();
+        let options: Vec<String> = st
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        for want in ["DEFAULT_MEMSTATUS=0", "THREADSAFE=2"] {
+            assert!(options.iter().any(|o| o == want), "{want}: {options:?}");
+        }
+        // SAFETY: a plain query of how the library was compiled.
+        assert_eq!(unsafe { rusqlite::ffi::sqlite3_threadsafe() }, 2);
+    }
+}

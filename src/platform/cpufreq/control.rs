@@ -209,7 +209,7 @@ pub fn apply(req: &GovernorRequest, cf: &Cpufreq, sysfs_root: &Path) -> Result<C
             }
         }
     }
-    restore::install_signal_handling();
+    crate::platform::signals::install();
     let mut control = Control { outcome, owner };
     for (i, (target, steps, method)) in plans.iter().enumerate() {
         if let Err(reason) = write_verified(owner, sysfs_root, steps) {

@@ -3,19 +3,19 @@
 //! Every sysfs file pocketbench writes is first recorded here with its original value, in
 //! memory and in a journal file under the temporary directory. The originals are written back
 //! (newest first):
-//! * when the run ends normally or with an error ([`restore_all`], called by the guard's `Drop`,
+//! * when the run ends normally or with an error ([`restore_owner`], called by the guard's `Drop`,
 //!   which also covers panics, since they unwind);
-//! * on SIGINT (Ctrl-C), SIGTERM, SIGHUP and SIGQUIT: [`install_signal_handling`] blocks those
-//!   signals in every thread and waits for them on a thread of its own, which stops the child
-//!   processes it knows about (the replay process, a background command), restores, and then
-//!   re-raises the signal with its default action so the exit status still says what happened;
+//! * on SIGINT (Ctrl-C), SIGTERM, SIGHUP and SIGQUIT: every recorded file is also handed to
+//!   `platform::signals`, whose handler writes the originals back (with system calls only),
+//!   stops the child processes and then dies of the signal so the exit status still says what
+//!   happened;
 //! * after SIGKILL or power loss, which no process can catch: the journal survives, and the
 //!   next pocketbench run that controls cpufreq (or `pocketbench doctor --restore`) restores
 //!   it first ([`restore_leftover`]).
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, Once};
+use std::sync::{Mutex, MutexGuard};
 
 /// A file written by pocketbench and the value it held before.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -36,17 +36,15 @@ struct Entry {
     owner: u64,
     root: PathBuf,
     touched: Touched,
+    /// Written back by the signal handler while the entry lives.
+    _on_signal: crate::platform::signals::Slot<crate::platform::signals::Original>,
 }
 
 struct Registry {
     files: Vec<Entry>,
-    children: Vec<(i32, bool)>,
 }
 
-static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
-    files: Vec::new(),
-    children: Vec::new(),
-});
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry { files: Vec::new() });
 
 fn registry() -> MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
@@ -73,10 +71,16 @@ pub fn record(owner: u64, sysfs_root: &Path, touched: Touched) -> std::io::Resul
     if r.files.iter().any(|e| e.touched.path == touched.path) {
         return Ok(());
     }
+    let on_signal = crate::platform::signals::restore_on_signal(
+        &touched.path,
+        &touched.original,
+        &journal_path(sysfs_root),
+    );
     r.files.push(Entry {
         owner,
         root: sysfs_root.to_path_buf(),
         touched,
+        _on_signal: on_signal,
     });
     sync_journal(&r.files, sysfs_root, &[])
 }
@@ -117,11 +121,6 @@ pub fn pending() -> usize {
 /// attempt).
 pub fn restore_owner(owner: u64) -> (usize, Vec<String>) {
     restore_where(|e| e.owner == owner)
-}
-
-/// Write back every recorded original (the signal path). Safe to call more than once.
-pub fn restore_all() -> (usize, Vec<String>) {
-    restore_where(|_| true)
 }
 
 fn restore_where(pick: impl Fn(&Entry) -> bool) -> (usize, Vec<String>) {
@@ -201,121 +200,6 @@ pub fn leftover(sysfs_root: &Path) -> Option<Journal> {
         // SAFETY: signal 0 only checks that the process exists.
         && unsafe { libc::kill(j.pid, 0) } == 0;
     (!alive && !j.files.is_empty()).then_some(j)
-}
-
-/// Remember a child process (or, with `group`, its whole process group) to stop on a signal.
-pub fn register_child(pid: u32, group: bool) {
-    registry().children.push((pid as i32, group));
-}
-
-pub fn unregister_child(pid: u32) {
-    registry().children.retain(|(p, _)| *p != pid as i32);
-}
-
-const SIGNALS: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
-
-/// Block the terminating signals in this thread (and so in every thread it starts later) and
-/// handle them on a dedicated thread. Call before starting any other thread; idempotent.
-/// A blocked mask is inherited across `exec`: start child processes with [`unblocked`].
-pub fn install_signal_handling() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let set = signal_set();
-        // SAFETY: valid sigset; only this thread's mask changes.
-        unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
-        let _ = std::thread::Builder::new()
-            .name("pocketbench-signals".into())
-            .spawn(move || loop {
-                let mut sig: libc::c_int = 0;
-                // SAFETY: valid set and out-pointer.
-                if unsafe { libc::sigwait(&set, &mut sig) } == 0 {
-                    on_signal(sig);
-                }
-            });
-    });
-}
-
-/// Make `cmd`'s process start with the terminating signals unblocked (they are blocked here
-/// once [`install_signal_handling`] ran, and a signal mask survives `exec`).
-pub fn unblocked(cmd: &mut std::process::Command) -> &mut std::process::Command {
-    use std::os::unix::process::CommandExt;
-    let set = signal_set();
-    // SAFETY: pthread_sigmask is async-signal-safe and `set` is a plain copied value.
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-            Ok(())
-        })
-    }
-}
-
-fn signal_set() -> libc::sigset_t {
-    // SAFETY: sigemptyset initialises the set before use.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for s in SIGNALS {
-            libc::sigaddset(&mut set, s);
-        }
-        set
-    }
-}
-
-static TERMINATING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether a terminating signal is being handled. A thread that sees its child process die
-/// should then wait (see [`wait_if_terminating`]) instead of reporting a failure: the process
-/// is about to die of the signal.
-pub fn terminating() -> bool {
-    TERMINATING.load(std::sync::atomic::Ordering::Acquire)
-}
-
-/// Block this thread forever if the process is terminating on a signal.
-pub fn wait_if_terminating() {
-    while terminating() {
-        std::thread::park();
-    }
-}
-
-fn on_signal(sig: libc::c_int) {
-    // A command waiting for Ctrl-C (`platform::interrupt`) ends its wait instead.
-    if crate::platform::interrupt::take(sig) {
-        return;
-    }
-    TERMINATING.store(true, std::sync::atomic::Ordering::Release);
-    let children = std::mem::take(&mut registry().children);
-    for (pid, group) in children {
-        // SAFETY: plain kill(2); a process that already exited just yields ESRCH.
-        unsafe { libc::kill(if group { -pid } else { pid }, libc::SIGTERM) };
-    }
-    let (restored, errors) = restore_all();
-    crate::platform::cleanup::remove_all();
-    let name = match sig {
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGHUP => "SIGHUP",
-        _ => "SIGQUIT",
-    };
-    if restored + errors.len() > 0 {
-        eprintln!(
-            "pocketbench: {name}: restored {restored} of {} cpufreq file(s)",
-            restored + errors.len()
-        );
-    }
-    for e in &errors {
-        eprintln!("pocketbench: {e}");
-    }
-    // Die of the same signal, so the parent shell sees the usual status.
-    // SAFETY: resetting the disposition, unblocking in this thread and raising are all valid.
-    unsafe {
-        libc::signal(sig, libc::SIG_DFL);
-        let mut one: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut one);
-        libc::sigaddset(&mut one, sig);
-        libc::pthread_sigmask(libc::SIG_UNBLOCK, &one, std::ptr::null_mut());
-        libc::raise(sig);
-    }
-    std::process::exit(128 + sig);
 }
 
 #[cfg(test)]
