@@ -31,8 +31,13 @@ fn unchecked(rel: &str, n: usize) -> String {
 enum Block {
     Shell,
     Console,
+    /// A block without a language: commands there would never run.
+    Plain,
     Other,
 }
+
+/// The words a command line in a block without a language starts with.
+const COMMAND_STARTS: [&str; 6] = ["pocketbench ", "adb ", "cargo ", "sudo ", "ssh ", "$ "];
 
 /// The examples of Markdown `text` (named `rel`), and the problems of its blocks.
 pub fn examples(rel: &str, text: &str) -> (Vec<Example>, Vec<String>) {
@@ -56,6 +61,7 @@ pub fn examples(rel: &str, text: &str) -> (Vec<Example>, Vec<String>) {
                     let kind = match info.split_whitespace().next().unwrap_or("") {
                         "sh" | "bash" | "shell" => Block::Shell,
                         "console" => Block::Console,
+                        "" => Block::Plain,
                         _ => Block::Other,
                     };
                     Some((kind, raw.len() - raw.trim_start().len()))
@@ -74,10 +80,14 @@ pub fn examples(rel: &str, text: &str) -> (Vec<Example>, Vec<String>) {
         let strip = raw.len() - raw.trim_start_matches(' ').len();
         let line = &raw[strip.min(indent)..];
         let command_text = match kind {
-            Block::Other => {
+            Block::Other | Block::Plain => {
                 let l = line.trim_start();
                 if l.starts_with("$ ") || l.starts_with("pocketbench: error") {
                     problems.push(unchecked(rel, n));
+                } else if kind == Block::Plain && COMMAND_STARTS.iter().any(|c| l.starts_with(c)) {
+                    problems.push(format!(
+                        "{rel}:{n}: a command in a code block without a language, which is never run: label the block ```sh (a mark skips what cannot run here)"
+                    ));
                 }
                 continue;
             }
@@ -182,5 +192,19 @@ fn console_blocks_pair_commands_with_their_output() {
     assert_eq!(
         problems,
         ["X.md:21: a command's output shown outside a ```console block, where it is not checked"]
+    );
+}
+
+#[test]
+fn a_command_in_a_block_without_a_language_is_a_problem() {
+    let text = "```\npocketbench run\nstored run #1\n```\n\n```text\npocketbench run --help\n```\n\n```\nadb shell setprop a b\n```\n";
+    let (ex, problems) = examples("Y.md", text);
+    assert!(ex.is_empty());
+    assert_eq!(
+        problems,
+        [
+            "Y.md:2: a command in a code block without a language, which is never run: label the block ```sh (a mark skips what cannot run here)",
+            "Y.md:11: a command in a code block without a language, which is never run: label the block ```sh (a mark skips what cannot run here)",
+        ]
     );
 }
