@@ -196,6 +196,33 @@ pub fn check(req: &super::RunRequest, replay_delay: bool) -> Result<()> {
 /// Why a JVM engine is refused by a build without the JVM runner (device builds).
 pub const NOT_IN_BUILD: &str = "the JVM engines (h2, bdb-je, sqlite-jdbc) need the JVM runner, which this build leaves out (feature jvm: device builds have no Java driver)";
 
+/// The trace the driver replays. The driver reads trace version 1, so a version 2 trace (an
+/// imported app's, with its connections and bound arguments) is given to it as `trace import
+/// --args inline --merge-connections` writes the same log: one stream, the statements of one
+/// connection's transaction never interleaved with another's, arguments as literals. Said on
+/// the progress line, and in docs/app-traces.md.
+#[cfg(feature = "jvm")]
+fn for_the_driver(trace: &Path, dir: &Path) -> Result<PathBuf> {
+    use crate::workload::trace::{TraceReader, VERSION_2};
+    if TraceReader::open(trace)?.version() != VERSION_2 {
+        return Ok(trace.to_path_buf());
+    }
+    let merged = dir.join("merged-v1.pbt");
+    let m = crate::workload::import::merged::to_v1(trace, &merged)?;
+    let dropped: u64 = m.dropped.values().sum();
+    crate::output::progress::phase(&format!(
+        "the JVM driver reads trace version 1: {} connection(s) replayed as one stream, arguments written as literals ({} statements{})",
+        m.connections,
+        m.totals.run_ops,
+        if dropped > 0 {
+            format!(", {dropped} left out: {:?}", m.dropped)
+        } else {
+            String::new()
+        }
+    ));
+    Ok(merged)
+}
+
 /// A build without the JVM runner: [`check`] has already refused the JVM engines.
 #[cfg(not(feature = "jvm"))]
 pub fn execute(_: &super::RunRequest, _: super::Prepared) -> Result<super::RunOutput> {
@@ -219,8 +246,9 @@ pub fn execute(req: &super::RunRequest, prepared: super::Prepared) -> Result<sup
     let data_dir = dir.join("db");
     let fresh = !data_dir.exists();
     std::fs::create_dir_all(&data_dir).run_err(format!("creating {}", data_dir.display()))?;
+    let driver_trace = for_the_driver(&trace_path, &dir)?;
     let spec = DriverSpec {
-        trace: std::path::absolute(&trace_path).run_err("the trace's path")?,
+        trace: std::path::absolute(&driver_trace).run_err("the trace's path")?,
         data_dir: data_dir.clone(),
         engine: req.engine.clone(),
         // As the engine's option specs normalise them (`COMPRESS=On` → `compress=on`).

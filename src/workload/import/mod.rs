@@ -21,6 +21,7 @@ pub mod jsonl;
 pub mod lexer;
 pub mod logcat;
 pub mod logcat_line;
+pub mod merged;
 pub mod phonelab;
 pub mod pipeline;
 pub mod record;
