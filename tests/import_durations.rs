@@ -1,4 +1,4 @@
-//! `trace stats TRACE --run ID`: an imported trace's original statement durations (as the log
+//! `trace stats TRACE --run ID` (and `compare TRACE run=ID`): an imported trace's original statement durations (as the log
 //! timed them) beside a replay's, per statement shape: the counts and the original p50 and
 //! mean are the hand-worked ones of the log, the replay's come from the run's samples, and a
 //! run of another trace is refused naming --run.
@@ -48,6 +48,44 @@ fn original_durations_sit_beside_the_replay_per_statement_shape() {
         .json();
     assert_eq!(b["statements"], 5);
     assert_eq!(b["engine"], "sqlite");
+    // `compare TRACE RUN` gives the same, beside the one replay B selects.
+    let c = sb
+        .pb([
+            "compare",
+            arg(&trace),
+            "run=1",
+            "--results",
+            arg(&results),
+            "--json",
+        ])
+        .expect_ok()
+        .json();
+    assert_eq!(c, b);
+    // Beside the log's durations, B must name one replay.
+    sb.run_json(&[
+        "--engine",
+        "sqlite",
+        "--trace",
+        arg(&trace),
+        "--dir",
+        arg(&sb.path("replay2")),
+        "--no-overhead",
+    ]);
+    let two = sb
+        .pb([
+            "compare",
+            arg(&trace),
+            "engine=sqlite",
+            "--results",
+            arg(&results),
+        ])
+        .expect_code(2);
+    assert!(
+        two.stderr
+            .contains("compare B 'engine=sqlite': selects 2 runs"),
+        "{}",
+        two.stderr
+    );
     let shapes = b["shapes"].as_array().unwrap();
     let names: Vec<&str> = shapes
         .iter()
