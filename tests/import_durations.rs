@@ -17,20 +17,8 @@ const LOG: &str = r#"{"statement":{"t_ns":1000,"dur_ns":1000,"db":"a.db","sql":"
 #[test]
 fn original_durations_sit_beside_the_replay_per_statement_shape() {
     let sb = Sandbox::new();
-    let log = sb.write("app.jsonl", LOG);
-    let trace = sb.path("app.pbt");
-    sb.pb(["trace", "import", arg(&log), "-o", arg(&trace)])
-        .expect_ok();
-    let run = sb.run_json(&[
-        "--engine",
-        "sqlite",
-        "--trace",
-        arg(&trace),
-        "--dir",
-        arg(&sb.path("replay")),
-        "--no-overhead",
-    ]);
-    assert_eq!(run["errors"], 0, "{}", run["first_error"]);
+    let trace = sb.import_log(LOG);
+    sb.replay_on_sqlite(&trace, "replay");
     let results = sb.results();
 
     let b = sb
@@ -62,15 +50,7 @@ fn original_durations_sit_beside_the_replay_per_statement_shape() {
         .json();
     assert_eq!(c, b);
     // Beside the log's durations, B must name one replay.
-    sb.run_json(&[
-        "--engine",
-        "sqlite",
-        "--trace",
-        arg(&trace),
-        "--dir",
-        arg(&sb.path("replay2")),
-        "--no-overhead",
-    ]);
+    sb.replay_on_sqlite(&trace, "replay2");
     let two = sb
         .pb([
             "compare",
@@ -138,7 +118,7 @@ fn original_durations_sit_beside_the_replay_per_statement_shape() {
     sb.pb([
         "trace",
         "import",
-        arg(&log),
+        arg(&sb.path("app.jsonl")),
         "-o",
         arg(&fast),
         "--speed",

@@ -18,20 +18,8 @@ const LOG: &str = r#"{"statement":{"t_ns":1000000,"dur_ns":100,"conn":"a","db":"
 #[test]
 fn the_report_draws_an_imported_traces_arrivals_and_top_statements() {
     let sb = Sandbox::new();
-    let log = sb.write("app.jsonl", LOG);
-    let trace = sb.path("app.pbt");
-    sb.pb(["trace", "import", arg(&log), "-o", arg(&trace)])
-        .expect_ok();
-    let run = sb.run_json(&[
-        "--engine",
-        "sqlite",
-        "--trace",
-        arg(&trace),
-        "--dir",
-        arg(&sb.path("replay")),
-        "--no-overhead",
-    ]);
-    assert_eq!(run["errors"], 0, "{}", run["first_error"]);
+    let trace = sb.import_log(LOG);
+    sb.replay_on_sqlite(&trace, "replay");
     let (results, figs) = (sb.results(), sb.path("figs"));
     sb.pb([
         "report",

@@ -161,6 +161,32 @@ impl Sandbox {
         self.path(name)
     }
 
+    /// `pocketbench trace import` of the statement log `log` (JSON lines) written as
+    /// `app.jsonl`, into `app.pbt`; the trace's path.
+    pub fn import_log(&self, log: &str) -> PathBuf {
+        let (log, trace) = (self.write("app.jsonl", log), self.path("app.pbt"));
+        self.pb(["trace", "import", arg(&log), "-o", arg(&trace)])
+            .expect_ok();
+        trace
+    }
+
+    /// `pocketbench run` of `trace` on SQLite in the folder `dir`, stored in the sandbox's
+    /// results; it must replay without errors. The run's summary.
+    pub fn replay_on_sqlite(&self, trace: &Path, dir: &str) -> Value {
+        let dir = self.path(dir);
+        let run = self.run_json(&[
+            "--engine",
+            "sqlite",
+            "--trace",
+            arg(trace),
+            "--dir",
+            arg(&dir),
+            "--no-overhead",
+        ]);
+        assert_eq!(run["errors"], 0, "{}", run["first_error"]);
+        run
+    }
+
     /// `pocketbench trace show FILE --json`.
     pub fn trace_show(&self, trace: &Path) -> Value {
         self.pb(["trace", "show", arg(trace), "--json"])
