@@ -22,26 +22,11 @@ fn run(args: &[&str]) -> Value {
     pb(all).expect_ok().json()
 }
 
-fn config<'a>(run: &'a Value, value: &str) -> &'a Value {
-    run["configurations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| {
-            c["config"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|kv| kv[1] == value)
-        })
-        .unwrap_or_else(|| panic!("no {value} in {run}"))
-}
-
 #[test]
 fn lmdb_under_strict_power_loss_loses_what_its_sync_options_say() {
     // 6 commits; every crash point (at most 200) is tried.
     let r = run(&["--engine", "lmdb", "--txns", "6", "--crashes", "200"]);
-    let full = config(&r, "full");
+    let full = common::durability_config(&r, "full");
     assert!(full["model"]
         .as_str()
         .unwrap()
@@ -50,13 +35,13 @@ fn lmdb_under_strict_power_loss_loses_what_its_sync_options_say() {
     assert!(full["crashes"].as_u64().unwrap() < 200, "{full}");
     assert_eq!(full["acknowledged_lost"], 0, "{full}");
     assert_eq!(full["integrity_failures"], 0, "{full}");
-    let nometa = config(&r, "nometasync");
+    let nometa = common::durability_config(&r, "nometasync");
     assert!(
         nometa["crashes_losing_commits"].as_u64().unwrap() > 0,
         "{nometa}"
     );
     assert_eq!(nometa["most_lost_at_once"], 1, "{nometa}");
-    let nosync = config(&r, "nosync");
+    let nosync = common::durability_config(&r, "nosync");
     assert_eq!(nosync["most_lost_at_once"], 6, "{nosync}");
     assert_eq!(nosync["atomicity_violations"], 0, "{nosync}");
 }
@@ -71,7 +56,7 @@ fn sqlite_full_loses_the_newest_commit_on_an_unsynced_unlink_and_extra_does_not(
         run(&args)
     };
     let r = sqlite("synchronous=full,extra", &["--crashes", "500"]);
-    let full = config(&r, "full");
+    let full = common::durability_config(&r, "full");
     assert!(full["crashes"].as_u64().unwrap() < 500, "{full}");
     assert!(
         full["crashes_losing_commits"].as_u64().unwrap() > 0,
@@ -79,7 +64,7 @@ fn sqlite_full_loses_the_newest_commit_on_an_unsynced_unlink_and_extra_does_not(
     );
     assert_eq!(full["most_lost_at_once"], 1, "{full}");
     assert_eq!(full["integrity_failures"], 0, "{full}");
-    let extra = config(&r, "extra");
+    let extra = common::durability_config(&r, "extra");
     assert_eq!(extra["acknowledged_lost"], 0, "{extra}");
     assert_eq!(extra["integrity_failures"], 0, "{extra}");
     // The finding replays: the calls lost include the journal's unlink, and the state is

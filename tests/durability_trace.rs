@@ -41,21 +41,6 @@ fn durability(s: &Sandbox, args: &[&str]) -> Value {
     s.pb(all).expect_ok().json()
 }
 
-fn config<'a>(run: &'a Value, value: &str) -> &'a Value {
-    run["configurations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| {
-            c["config"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|kv| kv[1] == value)
-        })
-        .unwrap_or_else(|| panic!("no {value} in {run}"))
-}
-
 /// Nothing lost, nothing damaged, at every crash point.
 fn keeps_everything(c: &Value) {
     for field in [
@@ -112,8 +97,8 @@ fn a_key_value_trace_keeps_its_acknowledged_inserts_only_when_synced() {
         ],
     );
     assert!(r["trace"].as_str().unwrap().ends_with("three.pbt"), "{r}");
-    keeps_everything(config(&r, "full"));
-    let nosync = config(&r, "nosync");
+    keeps_everything(common::durability_config(&r, "full"));
+    let nosync = common::durability_config(&r, "nosync");
     loses_every_acknowledged_write(nosync);
 
     // The point after the workload, replayed: all three inserts acknowledged and lost, and
@@ -166,8 +151,8 @@ fn a_sql_workload_keeps_its_acknowledged_commits_only_when_synced() {
             "3",
         ],
     );
-    keeps_everything(config(&r, "full"));
-    loses_every_acknowledged_write(config(&r, "off"));
+    keeps_everything(common::durability_config(&r, "full"));
+    loses_every_acknowledged_write(common::durability_config(&r, "off"));
 }
 
 #[test]

@@ -287,3 +287,19 @@ pub fn spool_named(out: &Outcome) -> String {
         .unwrap()
         .to_string()
 }
+
+/// The configuration of a `durability --json` run whose settings include `value`.
+pub fn durability_config<'a>(run: &'a Value, value: &str) -> &'a Value {
+    run["configurations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| {
+            c["config"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|kv| kv[1] == value)
+        })
+        .unwrap_or_else(|| panic!("no {value} in {run}"))
+}
