@@ -360,3 +360,24 @@ fn stats_of_a_shell_trace_classify_by_sqlite_itself() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
 }
+
+#[test]
+fn phonelab_a_millisecond_column_past_u64_nanoseconds_is_no_time() {
+    // 18 446 744 073 710 ms is 1 ms past what u64 nanoseconds hold; no date column either.
+    let line = "0ee9\t18446744073710\tx\tx\t810\t810\tI\tSQLite-Query-PhoneLab\t{\"Results\":\"SELECT 1\"}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("far.tsv");
+    std::fs::write(&path, line).unwrap();
+    let fe = source::choose(&path, "phonelab").unwrap();
+    let mut records = Vec::new();
+    let counts = source::read(&path, fe, &mut |r| {
+        records.push(r);
+        Ok(())
+    })
+    .unwrap();
+    assert!(records.is_empty());
+    assert_eq!(
+        dropped(&counts),
+        [("line without a time (date or UNIX ms column)", 1)]
+    );
+}

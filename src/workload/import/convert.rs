@@ -441,7 +441,8 @@ fn connection_key(s: &StatementRecord) -> String {
     }
 }
 
-/// Statements per database (the first pass), and the schema records of each.
+/// Statements per database (the first pass), and the schema records of each (SQLite's own
+/// tables left out: SQLite creates them).
 #[derive(Default)]
 pub struct Survey {
     pub statements: BTreeMap<String, u64>,
@@ -468,6 +469,7 @@ impl Survey {
             LogRecord::Schema(s) => {
                 let objects = self.schema.entry(db).or_default();
                 if (objects.len() as u64) < crate::limits::MAX_SCHEMA_OBJECTS
+                    && !super::schema::internal(&s.name)
                     && !objects.iter().any(|(k, n, _)| *k == s.kind && *n == s.name)
                 {
                     objects.push((s.kind.clone(), s.name.clone(), s.sql.clone()));

@@ -171,7 +171,11 @@ impl LogFormat for PhoneLab {
         // The columns before the tag: … date, pid, tid, level.
         let num = |i: usize| cols.get(i).and_then(|c| c.parse::<u32>().ok());
         let date_ns = cols[..tag_at].iter().find_map(|c| dated_ns(c));
-        let ms_ns = cols[1].parse::<u64>().ok().map(|ms| ms * 1_000_000);
+        // A millisecond count past u64's nanoseconds (year 586 912) is no time.
+        let ms_ns = cols[1]
+            .parse::<u64>()
+            .ok()
+            .and_then(|ms| ms.checked_mul(1_000_000));
         let Some(t_ns) = date_ns.or(ms_ns) else {
             return LineOutcome::Dropped("line without a time (date or UNIX ms column)");
         };

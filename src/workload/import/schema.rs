@@ -49,7 +49,9 @@ pub fn from_file(path: &Path) -> Result<Vec<String>> {
         "--schema {}: cannot read as UTF-8 text",
         path.display()
     ))?;
-    let statements = split_statements(&text);
+    let mut statements = split_statements(&text);
+    // `sqlite3 DB .schema` prints SQLite's own tables; SQLite creates them itself.
+    statements.retain(|s| !created_object(s).is_some_and(|(_, name)| internal(&name)));
     for s in &statements {
         crate::limits::check_sql(s, &format!("--schema {}", path.display()))?;
     }
@@ -140,6 +142,13 @@ pub fn each_row(path: &Path, inline: bool, f: &mut dyn FnMut(Op) -> Result<()>) 
         }
     }
     Ok(())
+}
+
+/// Whether `name` is one of SQLite's own objects (`sqlite_sequence`, `sqlite_stat1`, …), which
+/// SQLite creates itself and refuses to have created (“reserved for internal use”).
+pub fn internal(name: &str) -> bool {
+    name.get(..7)
+        .is_some_and(|p| p.eq_ignore_ascii_case("sqlite_"))
 }
 
 /// The (kind, name) of every object the statements create.
