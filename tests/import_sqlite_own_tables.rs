@@ -54,7 +54,7 @@ fn a_schema_file_from_the_sqlite3_shell_replays() {
     );
     let log = sb.write(
         "app.jsonl",
-        &LOG.lines()
+        LOG.lines()
             .skip(2)
             .map(|l| format!("{l}\n"))
             .collect::<String>(),

@@ -13,14 +13,42 @@ use crate::workload::op::{Op, SqlValue};
 /// Statements kept prepared per connection; beyond it the cache starts over.
 const STATEMENT_CACHE: usize = 1024;
 
-/// Prepared statements for the key-value operations.
+/// One key-value statement: its text, prepared on first use and kept (as YCSB's JDBC client
+/// and Android's per-connection cache do). Statements a workload never runs are never
+/// prepared: each prepared statement holds some of the connection's lookaside memory (a few
+/// dozen small-allocation slots in all), and fifteen of them prepared up front left none for
+/// the reads' column copies, which then went to malloc.
+struct Lazy {
+    sql: String,
+    stmt: Option<RawStmt>,
+}
+
+impl Lazy {
+    fn new(sql: String) -> Self {
+        Lazy { sql, stmt: None }
+    }
+
+    #[inline]
+    fn get(&mut self, api: &'static Api, db: *mut Db) -> std::result::Result<&mut RawStmt, String> {
+        if self.stmt.is_none() {
+            let s =
+                RawStmt::prepare(api, db, &self.sql).map_err(|e| format!("{}: {e}", self.sql))?;
+            self.stmt = Some(s);
+        }
+        Ok(self.stmt.as_mut().expect("prepared above"))
+    }
+}
+
+/// The key-value operations' statements.
 struct KvStatements {
-    read: RawStmt,
-    scan: RawStmt,
-    insert: RawStmt,
-    update_all: RawStmt,
+    api: &'static Api,
+    db: *mut Db,
+    read: Lazy,
+    scan: Lazy,
+    insert: Lazy,
+    update_all: Lazy,
     /// One `UPDATE … SET FIELDi = ?` per field.
-    update_one: Vec<RawStmt>,
+    update_one: Vec<Lazy>,
     field_count: u16,
 }
 
@@ -69,34 +97,36 @@ impl SqlSession {
         );
         self.exec_sql(&sql)
             .map_err(|e| Error::failed(format!("{name}: {sql}: {e}")))?;
-        let (api, db) = (self.api, self.db);
         let t = &m.table;
         let fields: Vec<String> = (0..m.field_count).map(KeyValueModel::field_name).collect();
         let placeholders = vec!["?"; fields.len()].join(", ");
         let set_all: Vec<String> = fields.iter().map(|f| format!("{f} = ?")).collect();
-        let prep = |sql: String| {
-            RawStmt::prepare(api, db, &sql)
-                .map_err(|e| Error::failed(format!("{name}: {sql}: {e}")))
-        };
-        self.kv = Some(KvStatements {
-            read: prep(format!("SELECT * FROM {t} WHERE YCSB_KEY = ?"))?,
-            scan: prep(format!(
+        let mut kv = KvStatements {
+            api: self.api,
+            db: self.db,
+            read: Lazy::new(format!("SELECT * FROM {t} WHERE YCSB_KEY = ?")),
+            scan: Lazy::new(format!(
                 "SELECT * FROM {t} WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?"
-            ))?,
-            insert: prep(format!(
+            )),
+            insert: Lazy::new(format!(
                 "INSERT INTO {t} (YCSB_KEY, {}) VALUES (?, {placeholders})",
                 fields.join(", ")
-            ))?,
-            update_all: prep(format!(
+            )),
+            update_all: Lazy::new(format!(
                 "UPDATE {t} SET {} WHERE YCSB_KEY = ?",
                 set_all.join(", ")
-            ))?,
+            )),
             update_one: fields
                 .iter()
-                .map(|f| prep(format!("UPDATE {t} SET {f} = ? WHERE YCSB_KEY = ?")))
-                .collect::<Result<_>>()?,
+                .map(|f| Lazy::new(format!("UPDATE {t} SET {f} = ? WHERE YCSB_KEY = ?")))
+                .collect(),
             field_count: m.field_count,
-        });
+        };
+        // The read is checked now, so a table the engine cannot query fails here, naming it.
+        kv.read
+            .get(kv.api, kv.db)
+            .map_err(|e| Error::failed(format!("{name}: {e}")))?;
+        self.kv = Some(kv);
         Ok(())
     }
 
@@ -267,8 +297,9 @@ fn read(
     last: Option<&mut Vec<u8>>,
     found: &mut Option<bool>,
 ) -> std::result::Result<u64, String> {
-    kv.read.bind_text(1, key)?;
-    let rows = kv.read.run_capture(last)?;
+    let stmt = kv.read.get(kv.api, kv.db)?;
+    stmt.bind_text(1, key)?;
+    let rows = stmt.run_capture(last)?;
     *found = Some(rows > 0);
     Ok(rows)
 }
@@ -282,17 +313,18 @@ fn exec_kv(
     match req.op {
         Op::Read { .. } => read(kv, req.key, req.keep_read.then_some(last), found),
         Op::Scan { len, .. } => {
-            kv.scan.bind_text(1, req.key)?;
-            kv.scan.bind_int(2, i64::from(*len))?;
-            kv.scan.run()
+            let stmt = kv.scan.get(kv.api, kv.db)?;
+            stmt.bind_text(1, req.key)?;
+            stmt.bind_int(2, i64::from(*len))?;
+            stmt.run()
         }
         Op::Insert { .. } => {
-            kv.insert.bind_text(1, req.key)?;
+            let stmt = kv.insert.get(kv.api, kv.db)?;
+            stmt.bind_text(1, req.key)?;
             for f in 0..kv.field_count {
-                kv.insert
-                    .bind_text(i32::from(f) + 2, &req.values[usize::from(f)])?;
+                stmt.bind_text(i32::from(f) + 2, &req.values[usize::from(f)])?;
             }
-            kv.insert.run()
+            stmt.run()
         }
         Op::Update { field, .. } => update(kv, req, *field),
         Op::ReadModifyWrite { field, .. } => {
@@ -313,26 +345,75 @@ fn update(
             let s = kv
                 .update_one
                 .get_mut(usize::from(f))
-                .ok_or_else(|| format!("field{f} does not exist"))?;
+                .ok_or_else(|| format!("field{f} does not exist"))?
+                .get(kv.api, kv.db)?;
             s.bind_text(1, &req.values[usize::from(f)])?;
             s.bind_text(2, req.key)?;
             s.run()
         }
         None => {
+            let stmt = kv.update_all.get(kv.api, kv.db)?;
             for f in 0..kv.field_count {
-                kv.update_all
-                    .bind_text(i32::from(f) + 1, &req.values[usize::from(f)])?;
+                stmt.bind_text(i32::from(f) + 1, &req.values[usize::from(f)])?;
             }
-            kv.update_all
-                .bind_text(i32::from(kv.field_count) + 1, req.key)?;
-            kv.update_all.run()
+            stmt.bind_text(i32::from(kv.field_count) + 1, req.key)?;
+            stmt.run()
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::exec_in_memory;
+    use super::{exec_in_memory, SqlSession};
+    use crate::engine::Request;
+    use crate::workload::model::KeyValueModel;
+    use crate::workload::op::Op;
+
+    /// Statements prepared on the connection (SQLite's own list of them).
+    fn prepared(db: *mut rusqlite::ffi::sqlite3) -> usize {
+        let mut n = 0;
+        // SAFETY: db is open; the list is only walked.
+        let mut s = unsafe { rusqlite::ffi::sqlite3_next_stmt(db, std::ptr::null_mut()) };
+        while !s.is_null() {
+            n += 1;
+            s = unsafe { rusqlite::ffi::sqlite3_next_stmt(db, s) };
+        }
+        n
+    }
+
+    #[test]
+    fn only_the_statements_a_workload_runs_are_prepared() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        // SAFETY: the connection outlives the session (dropped first below).
+        let db = unsafe { conn.handle() };
+        let mut session = SqlSession::new(&super::super::api::BUNDLED, db);
+        let m = KeyValueModel {
+            field_count: 3,
+            ..KeyValueModel::default()
+        };
+        session.create_kv(&m, "sqlite").unwrap();
+        assert_eq!(prepared(db), 1, "the read, checked at creation");
+        let values = vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()];
+        let mut exec = |op: Op| {
+            let req = Request {
+                op: &op,
+                key: b"user1",
+                values: &values,
+                keep_read: true,
+            };
+            session.execute(&req).unwrap().rows
+        };
+        assert_eq!(exec(Op::Insert { key: 1, seed: 1 }), 1);
+        assert_eq!(exec(Op::Read { key: 1 }), 1);
+        assert_eq!(exec(Op::Read { key: 1 }), 1);
+        assert_eq!(
+            prepared(db),
+            2,
+            "read and insert; not the scan and the updates"
+        );
+        drop(session);
+        assert_eq!(prepared(db), 0, "finalized with the session");
+    }
 
     #[test]
     fn any_sql_text_runs_or_fails_but_never_loops() {
