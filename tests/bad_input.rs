@@ -191,6 +191,17 @@ fn pocketdata_json_with_negative_break() {
     );
 }
 
+#[test]
+fn a_trace_given_as_workload_names_trace() {
+    let sb = Sandbox::new();
+    let trace = sb.trace_gen("app.pbt", &words("--records 5 --ops 5 --delay zero"));
+    assert_bad_run(
+        &sb,
+        &["--workload", arg(&trace)],
+        &["--workload", "app.pbt", "is a trace", "--trace"],
+    );
+}
+
 /// A valid trace's bytes, big enough to span several blocks.
 fn trace_bytes(sb: &Sandbox) -> Vec<u8> {
     let path = sb.trace_gen(

@@ -51,22 +51,12 @@ pub struct Traced {
     pub model: DataModel,
 }
 
-/// Whether `path` starts as a pocketbench trace does.
-fn is_trace(path: &Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok()
-        && &magic == trace::MAGIC
-}
-
 impl Traced {
     /// Resolve `--workload SPEC` as `run` does (a built-in name or a workload file), or take a
     /// trace file, read through once to check it. Writes nothing.
     pub fn resolve(spec: &str, seed: u64) -> Result<Traced> {
         let path = Path::new(spec);
-        let (file, model) = if path.is_file() && is_trace(path) {
+        let (file, model) = if path.is_file() && trace::is_trace(path) {
             let (header, _) = trace::verify(path)?;
             let abs = path
                 .canonicalize()

@@ -69,6 +69,12 @@ fn check_override_limits(o: &Overrides) -> Result<()> {
 
 /// Load a workload file, choosing its format by extension.
 fn load_file(path: &Path, o: &Overrides, seed: u64) -> Result<Workload> {
+    if crate::workload::trace::is_trace(path) {
+        return Err(Error::input(format!(
+            "--workload {}: is a trace; replay it with --trace",
+            limits::escape(&path.display().to_string())
+        )));
+    }
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());

@@ -22,6 +22,16 @@ pub use writer::TraceWriter;
 
 /// File magic: identifies a pocketbench trace.
 pub const MAGIC: &[u8; 8] = b"PBTRACE\n";
+
+/// Whether `path` starts as a pocketbench trace does.
+pub fn is_trace(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && &magic == MAGIC
+}
 /// Format version 1: operations and delays. `trace gen` writes it.
 pub const VERSION_1: u16 = 1;
 /// Format version 2: adds SQL with typed bound arguments and, on every run record, the
