@@ -30,6 +30,16 @@ pub enum DurabilityEngine {
     /// BerkeleyDB (key-value) killed with SIGKILL (process crash; builds with the berkeleydb
     /// feature).
     Berkeleydb,
+    /// H2 in the JVM driver (builds with the jvm feature, Java and the driver).
+    H2,
+    /// BerkeleyDB Java Edition in the JVM driver.
+    BdbJe,
+    /// SQLite through JDBC (xerial sqlite-jdbc) in the JVM driver.
+    SqliteJdbc,
+    /// Nitrite (MVStore) in the JVM driver.
+    Nitrite,
+    /// ObjectBox in the JVM driver.
+    Objectbox,
 }
 
 /// The engine options a durability study sweeps, with the values run when `--config` does not
@@ -41,21 +51,30 @@ fn swept(e: DurabilityEngine) -> &'static [(&'static str, Option<&'static [&'sta
             ("journal_mode", Some(&["delete", "wal"])),
             ("synchronous", Some(&["off", "normal", "full"])),
         ],
-        DurabilityEngine::Redb => &[("durability", None)],
+        DurabilityEngine::Redb | DurabilityEngine::BdbJe => &[("durability", None)],
+        DurabilityEngine::SqliteJdbc => &[
+            ("journal_mode", Some(&["delete", "wal"])),
+            ("synchronous", Some(&["off", "normal", "full"])),
+        ],
+        // ms before an auto-committed change is written: at once, and H2's default.
+        DurabilityEngine::H2 => &[("write_delay", Some(&["0", "500"]))],
+        DurabilityEngine::Nitrite | DurabilityEngine::Objectbox => &[],
         _ => &[("sync", None)],
     }
 }
 
-/// The words engine option `key` of `engine` takes.
-fn option_values(engine: &str, key: &str) -> Result<&'static [&'static str]> {
+/// The words engine option `key` of `engine` takes: `Some` for an option with fixed values,
+/// `None` for one taking a number (checked by the engine's option specification).
+fn option_values(engine: &str, key: &str) -> Result<Option<&'static [&'static str]>> {
     let spec = crate::engine::descriptor(engine)?
         .options
         .iter()
         .find(|s| s.name == key);
     match spec.map(|s| &s.kind) {
-        Some(crate::engine::options::OptionKind::OneOf(values)) => Ok(values),
-        _ => Err(Error::failed(format!(
-            "engine {engine} has no option {key} with fixed values"
+        Some(crate::engine::options::OptionKind::OneOf(values)) => Ok(Some(values)),
+        Some(_) => Ok(None),
+        None => Err(Error::failed(format!(
+            "engine {engine} has no option {key}"
         ))),
     }
 }
@@ -98,6 +117,11 @@ impl FailureModel {
 
 fn engine_name(e: DurabilityEngine) -> &'static str {
     match e {
+        DurabilityEngine::H2 => "h2",
+        DurabilityEngine::BdbJe => "bdb-je",
+        DurabilityEngine::SqliteJdbc => "sqlite-jdbc",
+        DurabilityEngine::Nitrite => "nitrite",
+        DurabilityEngine::Objectbox => "objectbox",
         DurabilityEngine::Sqlite => "sqlite",
         DurabilityEngine::Redb => "redb",
         DurabilityEngine::Lmdb => "lmdb",
@@ -186,10 +210,22 @@ pub struct DurabilityArgs {
     pub quiet: bool,
 }
 
-fn values(key: &str, text: &str, allowed: &[&str]) -> Result<Vec<String>> {
+/// The values of `--config key=text` for `engine`: each one of `allowed`, or (`None`) each one
+/// the engine's option specification accepts.
+fn values(engine: &str, key: &str, text: &str, allowed: Option<&[&str]>) -> Result<Vec<String>> {
     text.split(',')
         .map(|v| {
             let v = v.trim().to_ascii_lowercase();
+            let Some(allowed) = allowed else {
+                let d = crate::engine::descriptor(engine)?;
+                crate::engine::options::EngineOptions::validate(
+                    engine,
+                    d.options,
+                    &[(key.to_string(), v.clone())],
+                )
+                .map_err(|e| Error::input(format!("--config {key}: {e}")))?;
+                return Ok(v);
+            };
             if allowed.contains(&v.as_str()) {
                 Ok(v)
             } else {
@@ -211,7 +247,7 @@ fn configs(
     trace: Option<&Traced>,
 ) -> Result<Vec<Box<dyn Subject>>> {
     let name = engine_name(engine);
-    let keys: Vec<(&str, &[&str])> = swept(engine)
+    let keys: Vec<(&str, Option<&[&str]>)> = swept(engine)
         .iter()
         .map(|&(key, _)| Ok((key, option_values(name, key)?)))
         .collect::<Result<_>>()?;
@@ -220,7 +256,8 @@ fn configs(
         .zip(&keys)
         .map(|(&(_, default), &(_, all))| {
             default
-                .unwrap_or(all)
+                .or(all)
+                .unwrap_or_default()
                 .iter()
                 .map(|v| v.to_string())
                 .collect()
@@ -234,7 +271,10 @@ fn configs(
             )));
         };
         let Some(i) = keys.iter().position(|(key, _)| *key == k.trim()) else {
-            let names: Vec<&str> = keys.iter().map(|(key, _)| *key).collect();
+            let mut names: Vec<&str> = keys.iter().map(|(key, _)| *key).collect();
+            if names.is_empty() {
+                names.push("it takes none: its settings are the library's defaults");
+            }
             return Err(Error::input(format!(
                 "--config {}: unknown key for {} ({})",
                 escape(k),
@@ -244,7 +284,7 @@ fn configs(
                 names.join(", ")
             )));
         };
-        chosen[i] = values(keys[i].0, v, keys[i].1)?;
+        chosen[i] = values(name, keys[i].0, v, keys[i].1)?;
     }
     if model != FailureModel::Vfs {
         let mut combos: Vec<Vec<(String, String)>> = vec![vec![]];
@@ -269,6 +309,7 @@ fn configs(
                     engine: name,
                     options,
                     trace: trace.cloned(),
+                    start_us: Default::default(),
                 }),
             })
             .collect());
@@ -363,14 +404,15 @@ fn plan(a: &DurabilityArgs, trace: Option<&Traced>) -> Result<Plan> {
             engine_name(a.engine)
         )));
     }
-    if a.engine == DurabilityEngine::Sqlite
+    if (a.engine == DurabilityEngine::Sqlite || super::jvm::is_jvm(engine_name(a.engine)))
         && trace.is_none()
         && model(a) != FailureModel::Vfs
         && a.rows_per_txn > PRELOAD as u32
     {
         return Err(Error::input(format!(
-            "--rows-per-txn {}: SQLite through the key-value interface has {PRELOAD} columns (at most {PRELOAD} rows per transaction)",
-            a.rows_per_txn
+            "--rows-per-txn {}: {} through the key-value interface has {PRELOAD} fields (at most {PRELOAD} rows per transaction)",
+            a.rows_per_txn,
+            engine_name(a.engine)
         )));
     }
     if a.replay_dir.is_some() && (replay.is_none() || model(a).recorded().is_none()) {
@@ -436,6 +478,16 @@ impl DurabilityArgs {
                 "--model vfs: only sqlite and redb run in-process ({} takes process-crash or a recorded model)",
                 engine_name(self.engine)
             )));
+        }
+        let jvm = super::jvm::is_jvm(engine_name(self.engine));
+        if jvm && builtin(&self.workload).is_none() {
+            return Err(Error::input(format!(
+                "--workload {}: the JVM engines run the append workload only under durability (a trace or YCSB workload: a native engine)",
+                escape(&self.workload)
+            )));
+        }
+        if jvm {
+            super::jvm::available()?;
         }
         let trace = match builtin(&self.workload) {
             Some(_) => None,

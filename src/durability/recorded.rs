@@ -56,6 +56,7 @@ impl Config {
                 engine,
                 options,
                 trace,
+                start_us: Default::default(),
             },
             model,
             built: RefCell::new(None),
@@ -136,6 +137,11 @@ impl Config {
         plan: &Plan,
         acknowledged: u64,
     ) -> Result<PointResult> {
+        if super::jvm::is_jvm(self.inner.engine) {
+            let lib = dir.join(RECORDER_FILE);
+            let (engine, options) = (self.inner.engine, &self.inner.options);
+            return super::jvm::check(engine, options, dir, state, acknowledged, plan, Some(&lib));
+        }
         let (mut cmd, _) = crate::run::child::self_command()?;
         cmd.arg("__durability-child")
             .arg(self.inner.engine)
