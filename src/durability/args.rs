@@ -52,13 +52,14 @@ fn swept(e: DurabilityEngine) -> &'static [(&'static str, Option<&'static [&'sta
             ("synchronous", Some(&["off", "normal", "full"])),
         ],
         DurabilityEngine::Redb | DurabilityEngine::BdbJe => &[("durability", None)],
+        DurabilityEngine::Nitrite => &[("commit", None)],
         DurabilityEngine::SqliteJdbc => &[
             ("journal_mode", Some(&["delete", "wal"])),
             ("synchronous", Some(&["off", "normal", "full"])),
         ],
         // ms before an auto-committed change is written: at once, and H2's default.
         DurabilityEngine::H2 => &[("write_delay", Some(&["0", "500"]))],
-        DurabilityEngine::Nitrite | DurabilityEngine::Objectbox => &[],
+        DurabilityEngine::Objectbox => &[],
         _ => &[("sync", None)],
     }
 }
