@@ -487,9 +487,6 @@ impl DurabilityArgs {
                 escape(&self.workload)
             )));
         }
-        if jvm {
-            super::jvm::available()?;
-        }
         let trace = match builtin(&self.workload) {
             Some(_) => None,
             None => Some(Traced::resolve(&self.workload, self.seed)?),
@@ -499,6 +496,9 @@ impl DurabilityArgs {
         }
         let configs = configs(self.engine, &self.config, m, trace.as_ref())?;
         let plan = plan(self, trace.as_ref())?;
+        if jvm {
+            super::jvm::available()?;
+        }
         let parent = self.dir.clone().unwrap_or_else(std::env::temp_dir);
         if !parent.is_dir() {
             return Err(Error::input(format!(
