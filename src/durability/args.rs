@@ -140,14 +140,16 @@ const MAX_STATES: u64 = 1_000;
 #[derive(Args, Debug)]
 pub struct DurabilityArgs {
     /// The engine: SQLite (its I/O interposed by a VFS) and redb (by a storage backend) under
-    /// simulated power loss; LMDB, RocksDB, LevelDB and BerkeleyDB killed mid-run (a process
-    /// crash, not a power loss).
+    /// simulated power loss; LMDB, RocksDB, LevelDB, BerkeleyDB and the JVM engines (h2,
+    /// bdb-je, sqlite-jdbc, nitrite, objectbox) in a child process, under power loss from a
+    /// recording of its file-system calls or killed mid-run (--model).
     #[arg(long, value_enum, default_value = "sqlite")]
     pub engine: DurabilityEngine,
     /// KEY=V[,V…] (repeatable), every combination is run; the values are the engine's own
     /// option's (`pocketbench engines`). SQLite: journal_mode and synchronous, default
-    /// journal_mode=delete,wal and synchronous=off,normal,full; redb: durability; LMDB,
-    /// RocksDB, LevelDB, BerkeleyDB: sync; default every value.
+    /// journal_mode=delete,wal and synchronous=off,normal,full (sqlite-jdbc too); redb and
+    /// bdb-je: durability; h2: write_delay, default 0,500; nitrite: commit; LMDB, RocksDB,
+    /// LevelDB, BerkeleyDB: sync; default every value; objectbox takes none.
     #[arg(long = "config", value_name = "KEY=V[,V…]")]
     pub config: Vec<String>,
     /// Power failures per configuration: at every I/O event of the workload and after its

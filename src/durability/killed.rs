@@ -12,7 +12,9 @@
 //! (one engine commit, so a record is all or nothing). A crash point is a delay in
 //! microseconds from the child's start; the points are spread over the run time measured on a
 //! run to completion. A replay kills at the same delay: the same moment in time, not
-//! necessarily the same instruction.
+//! necessarily the same instruction. The JVM engines' workload and checker run in JVMs
+//! ([`super::jvm`]); their crash points start where the workload starts, after the JVM's own
+//! start.
 
 use super::scratch::{copy_dir, in_one_read, BASE, WORK};
 use super::sqlite::{read_acks, ACKS};
