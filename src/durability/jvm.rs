@@ -299,17 +299,21 @@ pub fn check(
         }
         Ok(answer)
     })?;
-    let found = match answer {
-        Ok(f) => f,
-        Err(why) => {
-            r.integrity = Some(why);
-            return Ok(r);
-        }
-    };
+    match answer {
+        Ok(found) => judged(found, &mut r, plan),
+        Err(why) => r.integrity = Some(why),
+    }
+    Ok(r)
+}
+
+/// Judge what the checker found (`r` holds the acknowledgements): a store that did not open
+/// is an integrity failure; else the records present, their empty (padding) fields left out,
+/// by the rules of every engine, a record that could not be read an integrity failure too.
+fn judged(found: Found, r: &mut PointResult, plan: &Plan) {
     r.recovery_ns = found.open_ns;
     if let Some(e) = found.error.as_ref().filter(|e| e.starts_with("recovery")) {
         r.integrity = Some(e.clone());
-        return Ok(r);
+        return;
     }
     let mut rows = ByTxn::new();
     for (txn, fields) in found.records {
@@ -330,6 +334,106 @@ pub fn check(
         r.integrity.get_or_insert(e);
     }
     let newest = rows.keys().next_back().copied().unwrap_or(0);
-    judge(&mut r, &rows, Ok(newest), plan);
-    Ok(r)
+    judge(r, &rows, Ok(newest), plan);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::durability::{payload, PRELOAD};
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    /// Record `txn` as the checker prints it: `rows` payloads, then empty fields up to 64.
+    fn record(txn: u64, rows: u64) -> (u64, Vec<String>) {
+        let fields = (0..PRELOAD)
+            .map(|p| {
+                if p < rows {
+                    hex(&payload(txn, p))
+                } else {
+                    String::new()
+                }
+            })
+            .collect();
+        (txn, fields)
+    }
+
+    fn plan() -> Plan {
+        Plan {
+            txns: 5,
+            rows_per_txn: 2,
+            ..Plan::default()
+        }
+    }
+
+    fn acknowledged(n: u64) -> PointResult {
+        PointResult {
+            acknowledged: n,
+            in_flight: Some(n + 1),
+            ..PointResult::default()
+        }
+    }
+
+    #[test]
+    fn a_checker_answer_is_judged_as_every_engines_records() {
+        // Three acknowledged; the store holds the preload and transactions 1 and 2: one lost.
+        let found = Found {
+            open_ns: 7,
+            records: vec![record(0, PRELOAD), record(1, 2), record(2, 2)],
+            error: None,
+        };
+        let mut r = acknowledged(3);
+        judged(found, &mut r, &plan());
+        assert_eq!((r.lost, r.partial, r.phantom, r.recovery_ns), (1, 0, 0, 7));
+        assert!(r.integrity.is_none() && r.inconsistent.is_none(), "{r:?}");
+        // The one in flight (4) present in part: one of its two rows.
+        let found = Found {
+            open_ns: 1,
+            records: vec![record(0, PRELOAD), record(1, 2), record(4, 1)],
+            error: None,
+        };
+        let mut r = acknowledged(3);
+        judged(found, &mut r, &plan());
+        assert_eq!((r.lost, r.partial), (2, 1), "{r:?}");
+        // A damaged field is no row of its transaction: transaction 1 is lost.
+        let mut bad = record(1, 2);
+        bad.1[0].replace_range(0..2, "zz");
+        let found = Found {
+            open_ns: 1,
+            records: vec![record(0, PRELOAD), bad],
+            error: None,
+        };
+        let mut r = acknowledged(1);
+        judged(found, &mut r, &plan());
+        assert_eq!(r.lost, 1, "{r:?}");
+        assert!(r.integrity.unwrap().contains("record 1"));
+    }
+
+    #[test]
+    fn a_store_that_does_not_open_is_an_integrity_failure_with_the_engines_words() {
+        let found = Found {
+            open_ns: 3,
+            records: vec![],
+            error: Some("recovery failed: IllegalStateException: file corrupted".into()),
+        };
+        let mut r = acknowledged(2);
+        judged(found, &mut r, &plan());
+        assert_eq!(r.lost, 0, "nothing judged when nothing could be read");
+        assert_eq!(
+            r.integrity.as_deref(),
+            Some("recovery failed: IllegalStateException: file corrupted")
+        );
+        // A record that could not be read: the rest are still judged.
+        let found = Found {
+            open_ns: 3,
+            records: vec![record(0, PRELOAD)],
+            error: Some("reading record 1: boom".into()),
+        };
+        let mut r = acknowledged(1);
+        judged(found, &mut r, &plan());
+        assert_eq!(r.lost, 1);
+        assert_eq!(r.integrity.as_deref(), Some("reading record 1: boom"));
+    }
 }
