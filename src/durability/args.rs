@@ -226,7 +226,12 @@ fn values(engine: &str, key: &str, text: &str, allowed: Option<&[&str]>) -> Resu
                     d.options,
                     &[(key.to_string(), v.clone())],
                 )
-                .map_err(|e| Error::input(format!("--config {key}: {e}")))?;
+                .map_err(|e| {
+                    // The option's own complaint, without `run`'s `-o KEY=V: engine E:` lead.
+                    let text = e.to_string();
+                    let why = text.rsplit(": ").next().unwrap_or(&text).to_string();
+                    Error::input(format!("--config {key}: {}: {why}", escape(&v)))
+                })?;
                 return Ok(v);
             };
             if allowed.contains(&v.as_str()) {
