@@ -158,7 +158,7 @@ fn bad_durability_flags_for_jvm_engines_are_one_line_and_exit_2() {
         ),
         (
             "durability --engine h2 --config write_delay=soon",
-            "--config write_delay",
+            "--config write_delay: \"soon\": expected an integer",
         ),
         (
             "durability --engine sqlite-jdbc --workload ycsb-a",
