@@ -42,11 +42,11 @@ const QUICK: [&str; 3] = [
     "-XX:-UsePerfData",
 ];
 
-/// `java [flags] -jar DRIVER command SPEC`, the spec written as `scratch/name` first; the
+/// `java [flags] -jar DRIVER verb SPEC`, the spec written as `scratch/name` first; the
 /// process runs in `scratch` (ObjectBox unpacks its native core into the working directory).
 fn command(
     scratch: &Path,
-    command: &str,
+    verb: &str,
     spec: &serde_json::Value,
     name: &str,
     quick: bool,
@@ -62,7 +62,7 @@ fn command(
     if quick {
         cmd.args(QUICK);
     }
-    cmd.arg("-jar").arg(jar).arg(command).arg(spec_path);
+    cmd.arg("-jar").arg(jar).arg(verb).arg(spec_path);
     Ok(cmd)
 }
 
@@ -211,7 +211,11 @@ fn start_checker(
     // The recorder, preloaded with nothing to record, makes the checker's syncs no-ops: the
     // crash state is scratch.
     if let Some(lib) = recorder {
-        cmd.env("LD_PRELOAD", lib);
+        // Absolute: the JVM runs in the scratch directory.
+        cmd.env(
+            "LD_PRELOAD",
+            std::path::absolute(lib).run_err("the recorder's path")?,
+        );
     }
     let err_log = scratch.join("checker.err");
     let err = std::fs::File::create(&err_log).run_err("the checker's log")?;
