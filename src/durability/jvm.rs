@@ -415,6 +415,50 @@ mod tests {
         assert!(r.integrity.unwrap().contains("record 1"));
     }
 
+    /// A stand-in for a checker JVM: a shell that reads one request and runs `script`.
+    fn fake_checker(dir: &Path, script: &str) -> Checker {
+        let err_log = dir.join("checker.err");
+        let mut child = Command::new("sh")
+            .args(["-c", &format!("read line; {script}")])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&err_log).unwrap())
+            .spawn()
+            .unwrap();
+        Checker {
+            key: String::new(),
+            stdin: child.stdin.take(),
+            stdout: BufReader::new(child.stdout.take().unwrap()),
+            child,
+            err_log,
+        }
+    }
+
+    #[test]
+    fn a_checker_that_dies_is_a_finding_with_its_status_or_signal() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let mut c = fake_checker(dir.path(), "echo 'engine gave up' >&2; exit 3");
+        let why = ask(&mut c, &state, 4).err().unwrap();
+        assert!(why.contains("ended during recovery"), "{why}");
+        assert!(
+            why.contains("3") && why.ends_with("engine gave up"),
+            "{why}"
+        );
+        let mut c = fake_checker(dir.path(), "kill -9 $$");
+        assert_eq!(
+            ask(&mut c, &state, 4).err().unwrap(),
+            "recovery killed the checker JVM with signal 9"
+        );
+        // An answer: the records and the time to open.
+        let mut c = fake_checker(
+            dir.path(),
+            r#"echo '{"open_ns": 5, "records": [[0, ["ab"]]], "error": null}'; read more"#,
+        );
+        let found = ask(&mut c, &state, 4).unwrap();
+        assert_eq!((found.open_ns, found.records.len()), (5, 1));
+    }
+
     #[test]
     fn a_store_that_does_not_open_is_an_integrity_failure_with_the_engines_words() {
         let found = Found {
