@@ -27,7 +27,8 @@ import java.util.TreeMap;
  * <li>{@code checksum}: print the end-state checksum of the engine's rows;</li>
  * <li>{@code models}: the data-model study's phases on H2 ({@link ModelsRunner});</li>
  * <li>{@code durability-child} and {@code durability-check}: {@code pocketbench durability}'s
- * workload and its reading back of crash states ({@link Durability}).</li>
+ * workload and its reading back of crash states ({@link Durability});
+ * {@code durability-payload TXN PART} prints one row's payload in hexadecimal.</li>
  * </ul>
  * Exit status 0, 2 for bad input (one line on stderr naming what), 1 when the run failed.
  */
