@@ -110,6 +110,36 @@ fn bad_engine_option_value() {
         &small_with(&["-o", "synchronous=sometimes"]),
         &["synchronous=sometimes"],
     );
+    // A JVM engine's option is checked before any JVM starts (Nitrite's commit mode).
+    assert_bad_run(
+        &Sandbox::new(),
+        &small_with(&["--engine", "nitrite", "-o", "commit=never"]),
+        &["commit=never"],
+    );
+}
+
+#[test]
+fn bad_durability_config_for_a_jvm_engine() {
+    let sb = Sandbox::new();
+    let results = sb.results();
+    for (args, needles) in [
+        (
+            "--engine bdb-je --config durability=fsync",
+            &["--config durability", "fsync"][..],
+        ),
+        (
+            "--engine nitrite --config sync=on",
+            &["--config", "sync"][..],
+        ),
+    ] {
+        let mut all = vec!["durability", "--results", arg(&results)];
+        all.extend(words(args));
+        assert_refused(&sb.pb(all), needles);
+        assert!(
+            !results.exists(),
+            "a refused durability run created the store"
+        );
+    }
 }
 
 #[test]

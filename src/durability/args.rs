@@ -30,6 +30,16 @@ pub enum DurabilityEngine {
     /// BerkeleyDB (key-value) killed with SIGKILL (process crash; builds with the berkeleydb
     /// feature).
     Berkeleydb,
+    /// H2 in the JVM driver (builds with the jvm feature, Java and the driver).
+    H2,
+    /// BerkeleyDB Java Edition in the JVM driver.
+    BdbJe,
+    /// SQLite through JDBC (xerial sqlite-jdbc) in the JVM driver.
+    SqliteJdbc,
+    /// Nitrite (MVStore) in the JVM driver.
+    Nitrite,
+    /// ObjectBox in the JVM driver.
+    Objectbox,
 }
 
 /// The engine options a durability study sweeps, with the values run when `--config` does not
@@ -41,21 +51,31 @@ fn swept(e: DurabilityEngine) -> &'static [(&'static str, Option<&'static [&'sta
             ("journal_mode", Some(&["delete", "wal"])),
             ("synchronous", Some(&["off", "normal", "full"])),
         ],
-        DurabilityEngine::Redb => &[("durability", None)],
+        DurabilityEngine::Redb | DurabilityEngine::BdbJe => &[("durability", None)],
+        DurabilityEngine::Nitrite => &[("commit", None)],
+        DurabilityEngine::SqliteJdbc => &[
+            ("journal_mode", Some(&["delete", "wal"])),
+            ("synchronous", Some(&["off", "normal", "full"])),
+        ],
+        // ms before an auto-committed change is written: at once, and H2's default.
+        DurabilityEngine::H2 => &[("write_delay", Some(&["0", "500"]))],
+        DurabilityEngine::Objectbox => &[],
         _ => &[("sync", None)],
     }
 }
 
-/// The words engine option `key` of `engine` takes.
-fn option_values(engine: &str, key: &str) -> Result<&'static [&'static str]> {
+/// The words engine option `key` of `engine` takes: `Some` for an option with fixed values,
+/// `None` for one taking a number (checked by the engine's option specification).
+fn option_values(engine: &str, key: &str) -> Result<Option<&'static [&'static str]>> {
     let spec = crate::engine::descriptor(engine)?
         .options
         .iter()
         .find(|s| s.name == key);
     match spec.map(|s| &s.kind) {
-        Some(crate::engine::options::OptionKind::OneOf(values)) => Ok(values),
-        _ => Err(Error::failed(format!(
-            "engine {engine} has no option {key} with fixed values"
+        Some(crate::engine::options::OptionKind::OneOf(values)) => Ok(Some(values)),
+        Some(_) => Ok(None),
+        None => Err(Error::failed(format!(
+            "engine {engine} has no option {key}"
         ))),
     }
 }
@@ -98,6 +118,11 @@ impl FailureModel {
 
 fn engine_name(e: DurabilityEngine) -> &'static str {
     match e {
+        DurabilityEngine::H2 => "h2",
+        DurabilityEngine::BdbJe => "bdb-je",
+        DurabilityEngine::SqliteJdbc => "sqlite-jdbc",
+        DurabilityEngine::Nitrite => "nitrite",
+        DurabilityEngine::Objectbox => "objectbox",
         DurabilityEngine::Sqlite => "sqlite",
         DurabilityEngine::Redb => "redb",
         DurabilityEngine::Lmdb => "lmdb",
@@ -115,14 +140,16 @@ const MAX_STATES: u64 = 1_000;
 #[derive(Args, Debug)]
 pub struct DurabilityArgs {
     /// The engine: SQLite (its I/O interposed by a VFS) and redb (by a storage backend) under
-    /// simulated power loss; LMDB, RocksDB, LevelDB and BerkeleyDB killed mid-run (a process
-    /// crash, not a power loss).
+    /// simulated power loss; LMDB, RocksDB, LevelDB, BerkeleyDB and the JVM engines (h2,
+    /// bdb-je, sqlite-jdbc, nitrite, objectbox) in a child process, under power loss from a
+    /// recording of its file-system calls or killed mid-run (--model).
     #[arg(long, value_enum, default_value = "sqlite")]
     pub engine: DurabilityEngine,
     /// KEY=V[,V…] (repeatable), every combination is run; the values are the engine's own
     /// option's (`pocketbench engines`). SQLite: journal_mode and synchronous, default
-    /// journal_mode=delete,wal and synchronous=off,normal,full; redb: durability; LMDB,
-    /// RocksDB, LevelDB, BerkeleyDB: sync; default every value.
+    /// journal_mode=delete,wal and synchronous=off,normal,full (sqlite-jdbc too); redb and
+    /// bdb-je: durability; h2: write_delay, default 0,500; nitrite: commit; LMDB, RocksDB,
+    /// LevelDB, BerkeleyDB: sync; default every value; objectbox takes none.
     #[arg(long = "config", value_name = "KEY=V[,V…]")]
     pub config: Vec<String>,
     /// Power failures per configuration: at every I/O event of the workload and after its
@@ -186,10 +213,27 @@ pub struct DurabilityArgs {
     pub quiet: bool,
 }
 
-fn values(key: &str, text: &str, allowed: &[&str]) -> Result<Vec<String>> {
+/// The values of `--config key=text` for `engine`: each one of `allowed`, or (`None`) each one
+/// the engine's option specification accepts.
+fn values(engine: &str, key: &str, text: &str, allowed: Option<&[&str]>) -> Result<Vec<String>> {
     text.split(',')
         .map(|v| {
             let v = v.trim().to_ascii_lowercase();
+            let Some(allowed) = allowed else {
+                let d = crate::engine::descriptor(engine)?;
+                crate::engine::options::EngineOptions::validate(
+                    engine,
+                    d.options,
+                    &[(key.to_string(), v.clone())],
+                )
+                .map_err(|e| {
+                    // The option's own complaint, without `run`'s `-o KEY=V: engine E:` lead.
+                    let text = e.to_string();
+                    let why = text.rsplit(": ").next().unwrap_or(&text).to_string();
+                    Error::input(format!("--config {key}: {}: {why}", escape(&v)))
+                })?;
+                return Ok(v);
+            };
             if allowed.contains(&v.as_str()) {
                 Ok(v)
             } else {
@@ -211,7 +255,7 @@ fn configs(
     trace: Option<&Traced>,
 ) -> Result<Vec<Box<dyn Subject>>> {
     let name = engine_name(engine);
-    let keys: Vec<(&str, &[&str])> = swept(engine)
+    let keys: Vec<(&str, Option<&[&str]>)> = swept(engine)
         .iter()
         .map(|&(key, _)| Ok((key, option_values(name, key)?)))
         .collect::<Result<_>>()?;
@@ -220,7 +264,8 @@ fn configs(
         .zip(&keys)
         .map(|(&(_, default), &(_, all))| {
             default
-                .unwrap_or(all)
+                .or(all)
+                .unwrap_or_default()
                 .iter()
                 .map(|v| v.to_string())
                 .collect()
@@ -234,7 +279,10 @@ fn configs(
             )));
         };
         let Some(i) = keys.iter().position(|(key, _)| *key == k.trim()) else {
-            let names: Vec<&str> = keys.iter().map(|(key, _)| *key).collect();
+            let mut names: Vec<&str> = keys.iter().map(|(key, _)| *key).collect();
+            if names.is_empty() {
+                names.push("it takes none: its settings are the library's defaults");
+            }
             return Err(Error::input(format!(
                 "--config {}: unknown key for {} ({})",
                 escape(k),
@@ -244,7 +292,7 @@ fn configs(
                 names.join(", ")
             )));
         };
-        chosen[i] = values(keys[i].0, v, keys[i].1)?;
+        chosen[i] = values(name, keys[i].0, v, keys[i].1)?;
     }
     if model != FailureModel::Vfs {
         let mut combos: Vec<Vec<(String, String)>> = vec![vec![]];
@@ -269,6 +317,7 @@ fn configs(
                     engine: name,
                     options,
                     trace: trace.cloned(),
+                    start_us: Default::default(),
                 }),
             })
             .collect());
@@ -363,14 +412,15 @@ fn plan(a: &DurabilityArgs, trace: Option<&Traced>) -> Result<Plan> {
             engine_name(a.engine)
         )));
     }
-    if a.engine == DurabilityEngine::Sqlite
+    if (a.engine == DurabilityEngine::Sqlite || super::jvm::is_jvm(engine_name(a.engine)))
         && trace.is_none()
         && model(a) != FailureModel::Vfs
         && a.rows_per_txn > PRELOAD as u32
     {
         return Err(Error::input(format!(
-            "--rows-per-txn {}: SQLite through the key-value interface has {PRELOAD} columns (at most {PRELOAD} rows per transaction)",
-            a.rows_per_txn
+            "--rows-per-txn {}: {} through the key-value interface has {PRELOAD} fields (at most {PRELOAD} rows per transaction)",
+            a.rows_per_txn,
+            engine_name(a.engine)
         )));
     }
     if a.replay_dir.is_some() && (replay.is_none() || model(a).recorded().is_none()) {
@@ -437,6 +487,13 @@ impl DurabilityArgs {
                 engine_name(self.engine)
             )));
         }
+        let jvm = super::jvm::is_jvm(engine_name(self.engine));
+        if jvm && builtin(&self.workload).is_none() {
+            return Err(Error::input(format!(
+                "--workload {}: the JVM engines run the append workload only under durability (a trace or YCSB workload: a native engine)",
+                escape(&self.workload)
+            )));
+        }
         let trace = match builtin(&self.workload) {
             Some(_) => None,
             None => Some(Traced::resolve(&self.workload, self.seed)?),
@@ -446,6 +503,9 @@ impl DurabilityArgs {
         }
         let configs = configs(self.engine, &self.config, m, trace.as_ref())?;
         let plan = plan(self, trace.as_ref())?;
+        if jvm {
+            super::jvm::available()?;
+        }
         let parent = self.dir.clone().unwrap_or_else(std::env::temp_dir);
         if !parent.is_dir() {
             return Err(Error::input(format!(

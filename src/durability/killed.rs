@@ -12,7 +12,9 @@
 //! (one engine commit, so a record is all or nothing). A crash point is a delay in
 //! microseconds from the child's start; the points are spread over the run time measured on a
 //! run to completion. A replay kills at the same delay: the same moment in time, not
-//! necessarily the same instruction.
+//! necessarily the same instruction. The JVM engines' workload and checker run in JVMs
+//! ([`super::jvm`]); their crash points start where the workload starts, after the JVM's own
+//! start.
 
 use super::scratch::{copy_dir, in_one_read, BASE, WORK};
 use super::sqlite::{read_acks, ACKS};
@@ -35,6 +37,9 @@ pub struct Config {
     /// `--workload` naming a trace or a workload `run` accepts ([`traced`]); `None`: the
     /// append transactions.
     pub trace: Option<Traced>,
+    /// A JVM engine's workload start, in microseconds from its process's (the JVM's own start
+    /// comes first, and is no crash point worth trying); 0 until measured.
+    pub start_us: std::cell::Cell<u64>,
 }
 
 /// Records of [`PRELOAD`] fields: engines with a column per field (SQLite) need them all, so
@@ -135,26 +140,33 @@ impl Config {
         let acks = dir.join(ACKS);
         let _ = std::fs::remove_file(&acks);
         std::fs::write(&acks, b"").run_err("acknowledgement log")?;
-        let (mut cmd, _) = crate::run::child::self_command()?;
-        cmd.arg("__durability-child")
-            .arg(self.engine)
-            .arg(&work)
-            .arg(&acks)
-            .arg(plan.txns.to_string())
-            .arg(plan.rows_per_txn.to_string());
-        if let Some(t) = &self.trace {
-            cmd.arg("--trace").arg(t.path(dir));
-        }
+        let jvm = super::jvm::is_jvm(self.engine);
+        let mut cmd = if jvm {
+            super::jvm::child_command(self.engine, &self.options, dir, &work, &acks, plan)?
+        } else {
+            let (mut cmd, _) = crate::run::child::self_command()?;
+            cmd.arg("__durability-child")
+                .arg(self.engine)
+                .arg(&work)
+                .arg(&acks)
+                .arg(plan.txns.to_string())
+                .arg(plan.rows_per_txn.to_string());
+            if let Some(t) = &self.trace {
+                cmd.arg("--trace").arg(t.path(dir));
+            }
+            for (k, v) in &self.options {
+                cmd.arg(format!("{k}={v}"));
+            }
+            cmd
+        };
         for (k, v) in env {
             cmd.env(k, v);
-        }
-        for (k, v) in &self.options {
-            cmd.arg(format!("{k}={v}"));
         }
         // The child's complaints (an engine printing as it is killed) go to a file, read back
         // only when a run that should have finished did not.
         let log = dir.join("child.err");
         let err = std::fs::File::create(&log).run_err("durability workload log")?;
+        let t0 = mono_ns();
         let mut child = cmd
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -165,6 +177,19 @@ impl Config {
             std::thread::sleep(d);
             // SAFETY: kill(2) on our own child, which has not been waited for yet.
             unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) };
+        } else if jvm {
+            // Note when the workload starts (the first acknowledgement line, written once the
+            // engine is open): a JVM takes most of its run time to start.
+            while child
+                .try_wait()
+                .run_err("waiting for the durability workload")?
+                .is_none()
+            {
+                if self.start_us.get() == 0 && std::fs::metadata(&acks).is_ok_and(|m| m.len() > 0) {
+                    self.start_us.set(((mono_ns() - t0) / 1000).max(1));
+                }
+                std::thread::sleep(Duration::from_micros(200));
+            }
         }
         let status = child
             .wait()
@@ -194,11 +219,18 @@ impl Subject for Config {
         "process crash: SIGKILL at a moment of the run, page cache intact (crash consistency, not power loss)".into()
     }
 
+    fn first_point(&self) -> u64 {
+        self.start_us.get().max(1)
+    }
+
     fn prepare(&self, dir: &Path) -> Result<()> {
         if let Some(t) = &self.trace {
             return t.prepare(self.engine, &self.options, dir);
         }
         let base = dir.join(BASE);
+        if super::jvm::is_jvm(self.engine) {
+            return super::jvm::prepare(self.engine, &self.options, dir, &base);
+        }
         std::fs::create_dir_all(&base).run_err(format!("creating {}", base.display()))?;
         let mut e = engine::open(self.engine, &self.options, &base)?;
         e.create_schema(&DataModel::KeyValue(model()))?;
@@ -236,6 +268,18 @@ impl Subject for Config {
             );
             return Ok(PointResult { point, ..found });
         }
+        if super::jvm::is_jvm(self.engine) {
+            let found = super::jvm::check(
+                self.engine,
+                &self.options,
+                dir,
+                &work,
+                acknowledged,
+                plan,
+                None,
+            )?;
+            return Ok(PointResult { point, ..found });
+        }
         let t0 = mono_ns();
         let opened = engine::open(self.engine, &self.options, &work);
         r.recovery_ns = mono_ns() - t0;
@@ -246,6 +290,9 @@ impl Subject for Config {
     fn speed(&self, dir: &Path, plan: &Plan) -> Result<f64> {
         let work = dir.join(WORK);
         copy_dir(&dir.join(BASE), &work)?;
+        if super::jvm::is_jvm(self.engine) {
+            return super::jvm::speed(self.engine, &self.options, dir, &work, plan);
+        }
         let mut e = engine::open(self.engine, &self.options, &work)?;
         if let Some(t) = &self.trace {
             // Acknowledgements per second: operations (key-value) or commits (SQL).

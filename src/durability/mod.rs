@@ -10,6 +10,7 @@
 pub mod args;
 pub mod crash_vfs;
 pub mod fsrec;
+pub mod jvm;
 pub mod killed;
 pub mod recorded;
 pub mod redb;
@@ -573,8 +574,10 @@ pub fn measure(req: &args::Request) -> Result<DurabilityRun> {
             cfg.engine(),
             named.join(" ")
         ));
-        run.configurations
-            .push(run_config(scratch.path(), cfg.as_ref(), plan, |_, _| {})?);
+        let report = run_config(scratch.path(), cfg.as_ref(), plan, |_, _| {});
+        // A JVM engine's checker ends with its configuration (it runs in the scratch directory).
+        jvm::finish();
+        run.configurations.push(report?);
     }
     Ok(run)
 }

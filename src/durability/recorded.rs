@@ -7,8 +7,9 @@
 //! there; [`fsrec::state`] builds it as a directory; the engine opens it as the next launch
 //! would (its own recovery) and it is read back in full against the acknowledgements.
 //!
-//! Native engines (LMDB, RocksDB, LevelDB, BerkeleyDB), SQLite and redb all go through libc,
-//! so one recorder serves them all. The events are the recorded calls (acknowledgements
+//! Native engines (LMDB, RocksDB, LevelDB, BerkeleyDB), SQLite, redb and the JVM engines (whose
+//! workload and checker run in a JVM, [`super::jvm`]) all go through libc, so one recorder
+//! serves them all. The events are the recorded calls (acknowledgements
 //! included), numbered from 1; crash point `p` keeps calls `1..p`.
 //!
 //! Behind the default feature `recorded-models`: the recorder needs a dynamically linked
@@ -56,6 +57,7 @@ impl Config {
                 engine,
                 options,
                 trace,
+                start_us: Default::default(),
             },
             model,
             built: RefCell::new(None),
@@ -136,6 +138,11 @@ impl Config {
         plan: &Plan,
         acknowledged: u64,
     ) -> Result<PointResult> {
+        if super::jvm::is_jvm(self.inner.engine) {
+            let lib = dir.join(RECORDER_FILE);
+            let (engine, options) = (self.inner.engine, &self.inner.options);
+            return super::jvm::check(engine, options, dir, state, acknowledged, plan, Some(&lib));
+        }
         let (mut cmd, _) = crate::run::child::self_command()?;
         cmd.arg("__durability-child")
             .arg(self.inner.engine)

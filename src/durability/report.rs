@@ -34,7 +34,11 @@ pub fn render(run: &DurabilityRun) -> String {
     if let Some(r) = reports.first() {
         let _ = writeln!(o, "model: {}", r.model);
     }
+    // An engine without sync options (nitrite, objectbox) runs one configuration: its own.
     let named = |r: &super::ConfigReport| {
+        if r.config.is_empty() {
+            return "library defaults".to_string();
+        }
         r.config
             .iter()
             .map(|(k, v)| format!("{k}={v}"))

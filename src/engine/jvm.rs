@@ -115,7 +115,12 @@ pub const SQLITE_JDBC: EngineDescriptor = EngineDescriptor {
 pub const NITRITE: EngineDescriptor = EngineDescriptor {
     name: "nitrite",
     summary: "Nitrite 4.3 (document database for Java and Android, MVStore storage) in a JVM; key-value workloads",
-    options: &[],
+    options: &[OptionSpec {
+        name: "commit",
+        default: "auto",
+        help: "auto: MVStore's background commit (Nitrite's default); each: commit() after every write",
+        kind: OptionKind::OneOf(&["auto", "each"]),
+    }],
     supports_sql: false,
     open: in_process,
     version: nitrite_version,

@@ -25,7 +25,10 @@ import java.util.TreeMap;
  * <li>{@code replay}: open the engine, run the run phase with pocketbench's pacing and write
  * the samples (the spool) and the report (JSON) where the spec says;</li>
  * <li>{@code checksum}: print the end-state checksum of the engine's rows;</li>
- * <li>{@code models}: the data-model study's phases on H2 ({@link ModelsRunner}).</li>
+ * <li>{@code models}: the data-model study's phases on H2 ({@link ModelsRunner});</li>
+ * <li>{@code durability-child} and {@code durability-check}: {@code pocketbench durability}'s
+ * workload and its reading back of crash states ({@link Durability});
+ * {@code durability-payload TXN PART} prints one row's payload in hexadecimal.</li>
  * </ul>
  * Exit status 0, 2 for bad input (one line on stderr naming what), 1 when the run failed.
  */
@@ -40,8 +43,12 @@ public final class Main {
                 System.out.println("pocketbench-jvm 0.1.0 on Java " + System.getProperty("java.version"));
                 return;
             }
+            if (args.length == 3 && args[0].equals("durability-payload")) {
+                System.out.println(Durability.payloadHex(args[1], args[2]));
+                return;
+            }
             if (args.length != 2) {
-                throw Fail.input("usage: pocketbench-jvm load|replay|checksum|models SPEC.json");
+                throw Fail.input("usage: pocketbench-jvm load|replay|checksum|models|durability-child|durability-check SPEC.json");
             }
             JsonNode spec = readSpec(Path.of(args[1]));
             switch (args[0]) {
@@ -49,7 +56,9 @@ public final class Main {
                 case "replay": replay(spec, processStart); break;
                 case "checksum": System.out.println(checksum(spec)); break;
                 case "models": ModelsRunner.run(spec, JSON); break;
-                default: throw Fail.input("unknown command '" + Fail.oneLine(args[0]) + "' (load, replay, checksum, models)");
+                case "durability-child": Durability.child(spec); break;
+                case "durability-check": Durability.check(spec, JSON); break;
+                default: throw Fail.input("unknown command '" + Fail.oneLine(args[0]) + "' (load, replay, checksum, models, durability-child, durability-check)");
             }
         } catch (Fail f) {
             System.err.println("pocketbench-jvm: error: " + Fail.oneLine(f.getMessage()));

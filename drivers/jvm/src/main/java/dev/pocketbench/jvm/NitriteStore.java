@@ -22,7 +22,9 @@ import org.dizitart.no2.transaction.Transaction;
  * index on {@code key}. Reads are {@code find(where("key").eq(k))}, scans {@code find} from the
  * key in key order with a limit, inserts {@code insert}, updates {@code update} with the
  * changed fields (Nitrite merges them). Writes are committed as Nitrite commits them (MVStore's
- * background commit, not synced per write); the load ends with {@code commit()}. A warm-up pass
+ * background commit, not synced per write; option {@code commit=auto}) or, with
+ * {@code commit=each}, by a {@code commit()} after every write; the load ends with
+ * {@code commit()}. A warm-up pass
  * runs in a Nitrite transaction that is rolled back. Key-value workloads only.
  */
 final class NitriteStore extends BaseStore {
@@ -32,11 +34,27 @@ final class NitriteStore extends BaseStore {
     private Session session;
     private Transaction tx;
 
-    NitriteStore(Path dir) {
+    /** {@code commit=each}: every write outside the load is followed by {@code commit()}. */
+    private final boolean commitEach;
+
+    NitriteStore(Path dir, Map<String, String> given) {
+        String commit = Store.withDefaults(given, Map.of("commit", "auto")).get("commit");
+        if (!commit.equals("auto") && !commit.equals("each")) {
+            throw Fail.input("nitrite: commit '" + Fail.oneLine(commit) + "' is not auto or each");
+        }
+        commitEach = commit.equals("each");
         MVStoreModule store = MVStoreModule.withConfig()
                 .filePath(dir.resolve("pocketbench.nitrite").toAbsolutePath().toString())
                 .build();
         db = Nitrite.builder().loadModule(store).openOrCreate();
+    }
+
+    /** A write's count, committed at once with {@code commit=each} (not in a transaction). */
+    private long written(long rows) {
+        if (commitEach && tx == null && !loading) {
+            db.commit();
+        }
+        return rows;
     }
 
     @Override
@@ -52,11 +70,18 @@ final class NitriteStore extends BaseStore {
         coll = main;
     }
 
-    @Override public void beginLoad() {}
+    /** In the load, which is committed once at its end. */
+    private boolean loading;
+
+    @Override
+    public void beginLoad() {
+        loading = true;
+    }
 
     @Override
     public void endLoad() {
         db.commit();
+        loading = false;
     }
 
     @Override
@@ -70,6 +95,7 @@ final class NitriteStore extends BaseStore {
     public void rollback() {
         tx.rollback();
         tx.close();
+        tx = null;
         session.close();
         coll = main;
     }
@@ -115,13 +141,13 @@ final class NitriteStore extends BaseStore {
 
     @Override
     protected long insert(Model.Request r) {
-        return coll.insert(document(r).put("key", r.key)).getAffectedCount();
+        return written(coll.insert(document(r).put("key", r.key)).getAffectedCount());
     }
 
     /** Nitrite merges the request's fields into the document (one field or every field). */
     @Override
     protected long update(Op op, Model.Request r) {
-        return coll.update(where("key").eq(r.key), document(r)).getAffectedCount();
+        return written(coll.update(where("key").eq(r.key), document(r)).getAffectedCount());
     }
 
     @Override
@@ -136,7 +162,7 @@ final class NitriteStore extends BaseStore {
 
     @Override
     public Map<String, String> options() {
-        return Map.of();
+        return Map.of("commit", commitEach ? "each" : "auto");
     }
 
     @Override

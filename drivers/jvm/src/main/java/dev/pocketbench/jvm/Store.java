@@ -68,7 +68,7 @@ interface Store extends AutoCloseable {
             case "bdb-je":
                 return new JeStore(dir, options);
             case "nitrite":
-                return new NitriteStore(dir);
+                return new NitriteStore(dir, options);
             case "objectbox":
                 return new ObjectBoxStore(dir);
             case "null":
