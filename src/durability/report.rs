@@ -34,17 +34,7 @@ pub fn render(run: &DurabilityRun) -> String {
     if let Some(r) = reports.first() {
         let _ = writeln!(o, "model: {}", r.model);
     }
-    // An engine without sync options (nitrite, objectbox) runs one configuration: its own.
-    let named = |r: &super::ConfigReport| {
-        if r.config.is_empty() {
-            return "library defaults".to_string();
-        }
-        r.config
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let named = super::ConfigReport::label;
     // Every column as wide as its widest cell, two spaces apart, so figures never run
     // together.
     let header = [
@@ -130,6 +120,21 @@ pub fn render(run: &DurabilityRun) -> String {
         }
     }
     o
+}
+
+impl super::ConfigReport {
+    /// The configuration as `key=value` pairs; an engine without sync options (objectbox)
+    /// runs one configuration, its own: "library defaults".
+    pub fn label(&self) -> String {
+        if self.config.is_empty() {
+            return "library defaults".to_string();
+        }
+        self.config
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
 #[cfg(test)]

@@ -42,8 +42,7 @@ pub fn latest_runs(store: &Store) -> Result<Vec<DurabilityRun>> {
 }
 
 fn name(run: &DurabilityRun, c: &ConfigReport) -> String {
-    let cfg: Vec<String> = c.config.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    format!("{} {}", run.engine, cfg.join(" "))
+    format!("{} {}", run.engine, c.label())
 }
 
 /// The figure, or `None` without durability runs.
