@@ -8,7 +8,8 @@ use crate::error::{Error, Result, ResultExt};
 use crate::limits::escape;
 use crate::results::{store::Store, suites};
 use clap::Args;
-use std::path::PathBuf;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 
 /// `__durability-child`: the workload process of the process-crash model.
 #[derive(Args, Debug)]
@@ -22,8 +23,13 @@ pub struct ChildArgs {
     pub options: Vec<String>,
     /// Instead of the workload: open the crash state in DIR (the engine's recovery), check it
     /// against this many acknowledged commits, print the finding as JSON.
-    #[arg(long, value_name = "ACKNOWLEDGED")]
+    #[arg(long, value_name = "ACKNOWLEDGED", conflicts_with = "check_stdin")]
     pub check: Option<u64>,
+    /// Instead of the workload: check one crash state per stdin line, `ACKNOWLEDGED<TAB>DIR`,
+    /// printing one finding (a JSON line) each, until the end of input (the long-lived
+    /// checker of the recorded models; DIR above is then unused).
+    #[arg(long)]
+    pub check_stdin: bool,
     /// The workload is the first TXNS run operations of this trace.
     #[arg(long, value_name = "TRACE")]
     pub trace: Option<PathBuf>,
@@ -34,35 +40,45 @@ pub struct ChildArgs {
 
 pub fn child(a: &ChildArgs) -> Result<i32> {
     let options = pairs(&a.options)?;
-    if let (Some(acknowledged), Some(trace)) = (a.check, &a.trace) {
-        let r = durability::traced::check_state(
+    let check = |dir: &Path, acknowledged: u64| match &a.trace {
+        Some(trace) => durability::traced::check_state(
             &a.engine,
             &options,
-            &a.dir,
+            dir,
             trace,
             a.txns,
             acknowledged,
             a.digests.as_deref(),
-        );
-        println!(
-            "{}",
-            serde_json::to_string(&r).run_err("printing the finding")?
-        );
+        ),
+        None => {
+            durability::killed::check_state(&a.engine, &options, dir, acknowledged, a.txns, a.rows)
+        }
+    };
+    let print = |r: &durability::PointResult| -> Result<()> {
+        let mut out = std::io::stdout().lock();
+        let line = serde_json::to_string(r).run_err("printing the finding")?;
+        writeln!(out, "{line}")
+            .and_then(|_| out.flush())
+            .run_err("printing the finding")
+    };
+    if let Some(acknowledged) = a.check {
+        print(&check(&a.dir, acknowledged))?;
         return Ok(0);
     }
-    if let Some(acknowledged) = a.check {
-        let r = durability::killed::check_state(
-            &a.engine,
-            &options,
-            &a.dir,
-            acknowledged,
-            a.txns,
-            a.rows,
-        );
-        println!(
-            "{}",
-            serde_json::to_string(&r).run_err("printing the finding")?
-        );
+    if a.check_stdin {
+        for line in std::io::stdin().lock().lines() {
+            let line = line.run_err("reading a crash state to check")?;
+            let request = line
+                .split_once('\t')
+                .and_then(|(n, dir)| Some((n.parse::<u64>().ok()?, dir)));
+            let Some((acknowledged, dir)) = request else {
+                return Err(Error::input(format!(
+                    "--check-stdin: expected ACKNOWLEDGED<TAB>DIR, got {}",
+                    escape(&line)
+                )));
+            };
+            print(&check(Path::new(dir), acknowledged))?;
+        }
         return Ok(0);
     }
     durability::killed::child(

@@ -10,13 +10,12 @@
 //! them; the Rust side judges it with [`super::judge`]. A checker that dies is a finding at
 //! that state (an integrity failure with its exit status or signal) and is started again.
 
+use super::checker::{self, Checker};
 use super::{judge, ByTxn, Plan, PointResult};
 use crate::error::{Error, Result, ResultExt};
 use serde::Deserialize;
-use std::cell::RefCell;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 /// Whether `engine` runs in the JVM driver.
 pub fn is_jvm(engine: &str) -> bool {
@@ -169,32 +168,6 @@ struct Found {
     error: Option<String>,
 }
 
-/// A running checker JVM and what it was started for.
-struct Checker {
-    key: String,
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    err_log: PathBuf,
-}
-
-impl Drop for Checker {
-    fn drop(&mut self) {
-        // End of input ends the checker; it holds nothing that needs more.
-        drop(self.stdin.take());
-        let _ = self.child.wait();
-    }
-}
-
-thread_local! {
-    static CHECKER: RefCell<Option<Checker>> = const { RefCell::new(None) };
-}
-
-/// Stop this thread's checker JVM, if one runs (the end of a configuration).
-pub fn finish() {
-    CHECKER.with(|c| c.borrow_mut().take());
-}
-
 fn start_checker(
     key: String,
     engine: &str,
@@ -217,49 +190,7 @@ fn start_checker(
             std::path::absolute(lib).run_err("the recorder's path")?,
         );
     }
-    let err_log = scratch.join("checker.err");
-    let err = std::fs::File::create(&err_log).run_err("the checker's log")?;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(err)
-        .spawn()
-        .run_err("starting the checker JVM")?;
-    let stdin = child.stdin.take();
-    let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
-    Ok(Checker {
-        key,
-        child,
-        stdin,
-        stdout,
-        err_log,
-    })
-}
-
-/// Ask `c` for the state in `state`; `None` when the checker died (the reason in the result).
-fn ask(c: &mut Checker, state: &Path, upto: u64) -> std::result::Result<Found, String> {
-    let sent = c
-        .stdin
-        .as_mut()
-        .map(|s| writeln!(s, "{upto}\t{}", state.display()).and_then(|_| s.flush()));
-    let mut line = String::new();
-    if matches!(sent, Some(Ok(()))) && c.stdout.read_line(&mut line).unwrap_or(0) > 0 {
-        if let Ok(found) = serde_json::from_str::<Found>(&line) {
-            return Ok(found);
-        }
-    }
-    drop(c.stdin.take());
-    let status = c.child.wait();
-    let said = std::fs::read_to_string(&c.err_log).unwrap_or_default();
-    use std::os::unix::process::ExitStatusExt;
-    Err(match status.map(|s| (s.signal(), s)) {
-        Ok((Some(sig), _)) => format!("recovery killed the checker JVM with signal {sig}"),
-        Ok((None, s)) => format!(
-            "the checker JVM ended during recovery ({s}): {}",
-            said.lines().last().unwrap_or("no message")
-        ),
-        Err(e) => format!("the checker JVM: {e}"),
-    })
+    Checker::spawn(key, "the checker JVM", cmd, scratch.join("checker.err"))
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
@@ -288,21 +219,9 @@ pub fn check(
         in_flight: (acknowledged < plan.txns).then_some(acknowledged + 1),
         ..PointResult::default()
     };
-    let answer = CHECKER.with(|slot| -> Result<_> {
-        let mut slot = slot.borrow_mut();
-        if slot.as_ref().is_none_or(|c| c.key != key) {
-            *slot = None;
-            *slot = Some(start_checker(key, engine, options, scratch, recorder)?);
-        }
-        let c = slot.as_mut().expect("started above");
-        let answer = ask(c, &state, acknowledged + 2);
-        // After a failure the engine may hold state of the damaged store (a lock, an
-        // environment marked invalid): the next state gets a fresh JVM.
-        if !matches!(&answer, Ok(f) if f.error.is_none()) {
-            *slot = None;
-        }
-        Ok(answer)
-    })?;
+    let start = || start_checker(key.clone(), engine, options, scratch, recorder);
+    let request = format!("{}\t{}", acknowledged + 2, state.display());
+    let answer = checker::ask(&key, start, &request, |f: &Found| f.error.is_none())?;
     match answer {
         Ok(found) => judged(found, &mut r, plan),
         Err(why) => r.integrity = Some(why),
@@ -415,48 +334,20 @@ mod tests {
         assert!(r.integrity.unwrap().contains("record 1"));
     }
 
-    /// A stand-in for a checker JVM: a shell that reads one request and runs `script`.
-    fn fake_checker(dir: &Path, script: &str) -> Checker {
-        let err_log = dir.join("checker.err");
-        let mut child = Command::new("sh")
-            .args(["-c", &format!("read line; {script}")])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&err_log).unwrap())
-            .spawn()
-            .unwrap();
-        Checker {
-            key: String::new(),
-            stdin: child.stdin.take(),
-            stdout: BufReader::new(child.stdout.take().unwrap()),
-            child,
-            err_log,
-        }
-    }
-
     #[test]
-    fn a_checker_that_dies_is_a_finding_with_its_status_or_signal() {
+    fn a_checker_answer_reads_as_the_records_and_the_time_to_open() {
+        // A stand-in for a checker JVM (how one that dies is described: `checker`'s tests).
         let dir = tempfile::tempdir().unwrap();
-        let state = dir.path().join("state");
-        let mut c = fake_checker(dir.path(), "echo 'engine gave up' >&2; exit 3");
-        let why = ask(&mut c, &state, 4).err().unwrap();
-        assert!(why.contains("ended during recovery"), "{why}");
-        assert!(
-            why.contains("3") && why.ends_with("engine gave up"),
-            "{why}"
-        );
-        let mut c = fake_checker(dir.path(), "kill -9 $$");
-        assert_eq!(
-            ask(&mut c, &state, 4).err().unwrap(),
-            "recovery killed the checker JVM with signal 9"
-        );
-        // An answer: the records and the time to open.
-        let mut c = fake_checker(
-            dir.path(),
-            r#"echo '{"open_ns": 5, "records": [[0, ["ab"]]], "error": null}'; read more"#,
-        );
-        let found = ask(&mut c, &state, 4).unwrap();
+        let mut cmd = Command::new("sh");
+        cmd.args([
+            "-c",
+            r#"read line; echo '{"open_ns": 5, "records": [[0, ["ab"]]], "error": null}'; read more"#,
+        ]);
+        let mut c =
+            Checker::spawn(String::new(), "the checker JVM", cmd, dir.path().join("e")).unwrap();
+        let found: Found = c.ask("4\tstate").unwrap();
         assert_eq!((found.open_ns, found.records.len()), (5, 1));
+        assert_eq!(found.records[0].1, ["ab"]);
     }
 
     #[test]

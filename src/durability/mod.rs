@@ -8,6 +8,7 @@
 //! command's flags and the request they make; [`measure`] runs a request.
 
 pub mod args;
+pub mod checker;
 pub mod crash_vfs;
 pub mod fsrec;
 pub mod jvm;
@@ -575,8 +576,8 @@ pub fn measure(req: &args::Request) -> Result<DurabilityRun> {
             named.join(" ")
         ));
         let report = run_config(scratch.path(), cfg.as_ref(), plan, |_, _| {});
-        // A JVM engine's checker ends with its configuration (it runs in the scratch directory).
-        jvm::finish();
+        // A configuration's checker process ends with it (it runs in the scratch directory).
+        checker::finish();
         run.configurations.push(report?);
     }
     Ok(run)

@@ -16,6 +16,7 @@
 //! binary (a static one ignores LD_PRELOAD), so the static device builds leave the recorded
 //! models out, embed no recorder, and refuse those models before any work.
 
+use super::checker::{self, Checker};
 use super::fsrec::model::{Fate, Model};
 use super::fsrec::state::Builder;
 use super::fsrec::{Recording, MAX_LOG};
@@ -128,9 +129,10 @@ pub fn record(inner: &Killed, dir: &Path, plan: &Plan) -> Result<Recording> {
 }
 
 impl Config {
-    /// Open and check the crash state in `state` in a process of its own: an engine may die
-    /// on a damaged file (LMDB maps it and takes SIGBUS past its end), which is then an
-    /// integrity failure with the signal.
+    /// Open and check the crash state in `state` in this configuration's checker process
+    /// ([`checker`]: `__durability-child --check-stdin`, or the checker JVM of a JVM engine):
+    /// an engine may die on a damaged file (LMDB maps it and takes SIGBUS past its end),
+    /// which is then an integrity failure with the signal.
     fn check_in_child(
         &self,
         dir: &Path,
@@ -138,57 +140,50 @@ impl Config {
         plan: &Plan,
         acknowledged: u64,
     ) -> Result<PointResult> {
-        if super::jvm::is_jvm(self.inner.engine) {
-            let lib = dir.join(RECORDER_FILE);
-            let (engine, options) = (self.inner.engine, &self.inner.options);
+        let lib = dir.join(RECORDER_FILE);
+        let (engine, options) = (self.inner.engine, &self.inner.options);
+        if super::jvm::is_jvm(engine) {
             return super::jvm::check(engine, options, dir, state, acknowledged, plan, Some(&lib));
         }
-        let (mut cmd, _) = crate::run::child::self_command()?;
-        cmd.arg("__durability-child")
-            .arg(self.inner.engine)
-            .arg(state)
-            .arg(dir.join(ACKS))
-            .arg(plan.txns.to_string())
-            .arg(plan.rows_per_txn.to_string())
-            .arg("--check")
-            .arg(acknowledged.to_string());
-        for (k, v) in &self.inner.options {
-            cmd.arg(format!("{k}={v}"));
-        }
-        if let Some(t) = &self.inner.trace {
-            cmd.arg("--trace").arg(t.path(dir));
-            if t.is_sql() {
-                cmd.arg("--digests")
-                    .arg(dir.join(super::traced::DIGESTS_FILE));
+        let key = format!("{engine} {options:?} {}", dir.display());
+        let start = || -> Result<Checker> {
+            let (mut cmd, _) = crate::run::child::self_command()?;
+            cmd.arg("__durability-child")
+                .arg(engine)
+                .arg(state)
+                .arg(dir.join(ACKS))
+                .arg(plan.txns.to_string())
+                .arg(plan.rows_per_txn.to_string())
+                .arg("--check-stdin");
+            for (k, v) in options {
+                cmd.arg(format!("{k}={v}"));
             }
-        }
-        // The recorder, preloaded with nothing to record, turns the checker's syncs into
-        // no-ops: the crash state is scratch, and a WAL recovery's checkpoint would otherwise
-        // wait for the disk at every state.
-        cmd.env("LD_PRELOAD", dir.join(RECORDER_FILE));
-        let out = cmd
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .output()
-            .run_err("starting the recovery check")?;
-        if let Some(line) = String::from_utf8_lossy(&out.stdout).lines().next() {
-            if let Ok(r) = serde_json::from_str::<PointResult>(line) {
-                return Ok(r);
+            if let Some(t) = &self.inner.trace {
+                cmd.arg("--trace").arg(t.path(dir));
+                if t.is_sql() {
+                    cmd.arg("--digests")
+                        .arg(dir.join(super::traced::DIGESTS_FILE));
+                }
             }
-        }
-        use std::os::unix::process::ExitStatusExt;
-        let said = String::from_utf8_lossy(&out.stderr);
-        let why = match out.status.signal() {
-            Some(sig) => format!("recovery killed the process with signal {sig}"),
-            None => format!(
-                "recovery failed ({}): {}",
-                out.status,
-                said.lines().last().unwrap_or("no message")
-            ),
+            // The recorder, preloaded with nothing to record, turns the checker's syncs into
+            // no-ops: the crash state is scratch, and a WAL recovery's checkpoint would
+            // otherwise wait for the disk at every state.
+            cmd.env("LD_PRELOAD", &lib);
+            Checker::spawn(
+                key.clone(),
+                "the checker process",
+                cmd,
+                dir.join("checker.err"),
+            )
         };
-        Ok(PointResult {
-            integrity: Some(why),
-            ..PointResult::default()
+        let request = format!("{acknowledged}\t{}", state.display());
+        let clean = |r: &PointResult| r.integrity.is_none();
+        Ok(match checker::ask(&key, start, &request, clean)? {
+            Ok(r) => r,
+            Err(why) => PointResult {
+                integrity: Some(why),
+                ..PointResult::default()
+            },
         })
     }
 }
