@@ -7,7 +7,9 @@
 //! at the crash point after the last acknowledgement, and ObjectBox, whose commits are synced,
 //! loses nothing; a process crash (SIGKILL) loses nothing on configurations that hand each
 //! commit to the operating system (JE `COMMIT_WRITE_NO_SYNC`, SQLite `synchronous=OFF`); a
-//! bad `--config` or a trace workload for a JVM engine exits 2 with one line.
+//! bad `--config` or a trace workload for a JVM engine exits 2 with one line; two
+//! recordings of the same JE workload make the same calls (its timed diagnostic files left
+//! out), so a finding's `--replay-crash` cuts the same state.
 
 mod common;
 
@@ -47,6 +49,28 @@ fn the_jvm_writes_the_native_payloads_byte_for_byte() {
         let java = String::from_utf8(out.stdout).unwrap();
         let rust = hex(&pocketbench::durability::payload(txn, part));
         assert_eq!(java.trim(), rust, "payload({txn}, {part})");
+    }
+}
+
+#[test]
+fn two_recordings_of_one_je_workload_are_the_same_calls() {
+    let args = [
+        "--engine",
+        "bdb-je",
+        "--config",
+        "durability=no_sync",
+        "--txns",
+        "5",
+        "--crashes",
+        "200",
+    ];
+    let (a, b) = (run(&args), run(&args));
+    let (a, b) = (
+        common::durability_config(&a, "no_sync"),
+        common::durability_config(&b, "no_sync"),
+    );
+    for key in ["events", "crashes", "acknowledged_lost", "first_finding"] {
+        assert_eq!(a[key], b[key], "{key}: {a} against {b}");
     }
 }
 

@@ -45,6 +45,10 @@ final class JeStore extends BaseStore {
             case "no_sync": cfg.setDurability(Durability.COMMIT_NO_SYNC); break;
             default: throw Fail.input("bdb-je: durability '" + options.get("durability") + "' is not sync, write_no_sync or no_sync");
         }
+        if (Boolean.getBoolean(dev.pocketbench.jvm.Durability.QUIET)) {
+            cfg.setConfigParam(EnvironmentConfig.STATS_COLLECT, "false");
+            cfg.setConfigParam(EnvironmentConfig.FILE_LOGGING_LEVEL, "OFF");
+        }
         // The log files go straight into the database directory, where pocketbench evicts them
         // from the page cache before the replay.
         Files.createDirectories(dir);
