@@ -1,7 +1,7 @@
 //! Crash states explored per minute by `durability` under a recorded power-loss model: a
 //! recording of TXNS transactions (LMDB `sync=full`, and SQLite WAL `synchronous=full`) is
 //! made once, then each crash state is rebuilt from it, written out and opened by the engine
-//! in a process of its own. The rate is the difference between a run of 1 crash point and a
+//! in the configuration's checker process. The rate is the difference between a run of 1 crash point and a
 //! run of 1 + STATES, so the recording and the preparation are left out. One state at a time,
 //! so it is per core: shown both as wall-clock time and as the CPU time (user + system) of
 //! pocketbench and every process it started, which a machine busy with other work does not

@@ -312,8 +312,9 @@ impl Subject for Config {
     }
 }
 
-/// The checking side of a crash state (`__durability-child --check`, a process of its own
-/// because an engine may die on a damaged file, LMDB with SIGBUS): open `dir` with the
+/// The checking side of a crash state (`__durability-child --check` or `--check-stdin`, a
+/// process apart from pocketbench's because an engine may die on a damaged file, LMDB with
+/// SIGBUS): open `dir` with the
 /// engine's recovery and judge it against `acknowledged` commits of `txns`.
 pub fn check_state(
     engine_name: &str,
