@@ -13,19 +13,13 @@
 
 mod common;
 
-use common::{arg, pb};
 use serde_json::Value;
 use std::process::Command;
 
-/// `pocketbench durability ARGS --no-speed --json` in a scratch store; the run.
+/// `pocketbench durability ARGS --no-speed --json` with the JVM driver built; the run.
 fn run(args: &[&str]) -> Value {
     common::jvm::jar();
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("r.db");
-    let mut all = vec!["durability", "--no-speed", "--json", "-q", "--results"];
-    all.push(arg(&store));
-    all.extend_from_slice(args);
-    pb(all).expect_ok().json()
+    common::durability_run(args)
 }
 
 #[test]

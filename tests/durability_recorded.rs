@@ -11,16 +11,8 @@
 mod common;
 
 use common::{arg, pb};
-use serde_json::Value;
 
-fn run(args: &[&str]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("r.db");
-    let mut all = vec!["durability", "--no-speed", "--json", "-q", "--results"];
-    all.push(arg(&store));
-    all.extend_from_slice(args);
-    pb(all).expect_ok().json()
-}
+use common::durability_run as run;
 
 #[test]
 fn lmdb_under_strict_power_loss_loses_what_its_sync_options_say() {

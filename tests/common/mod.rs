@@ -288,6 +288,16 @@ pub fn spool_named(out: &Outcome) -> String {
         .to_string()
 }
 
+/// `pocketbench durability ARGS --no-speed --json` in a scratch store; the run.
+pub fn durability_run(args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("r.db");
+    let mut all = vec!["durability", "--no-speed", "--json", "-q", "--results"];
+    all.push(arg(&store));
+    all.extend_from_slice(args);
+    pb(all).expect_ok().json()
+}
+
 /// The configuration of a `durability --json` run whose settings include `value`.
 pub fn durability_config<'a>(run: &'a Value, value: &str) -> &'a Value {
     run["configurations"]
