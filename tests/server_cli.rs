@@ -175,8 +175,8 @@ fn bad_flags_are_refused_with_one_line() {
     let url = s.url.as_str();
     let cases: Vec<(String, &str)> = vec![
         (
-            format!("submit --server https://example.org --token {token} 1"),
-            "plain HTTP only",
+            format!("submit --server https://h:port --token {token} 1"),
+            "expected http://HOST:PORT or https://HOST:PORT",
         ),
         (
             format!("submit --server ftp://x --token {token} 1"),
@@ -206,8 +206,8 @@ fn bad_flags_are_refused_with_one_line() {
             "no such token",
         ),
         (
-            "agent --server https://x --token t".into(),
-            "plain HTTP only",
+            "agent --server https:// --token t".into(),
+            "expected http://HOST:PORT or https://HOST:PORT",
         ),
         (
             "agent --server http://127.0.0.1:1 --token t --poll soon".into(),

@@ -1,13 +1,15 @@
 //! The results server speaks TLS itself: with `--tls-cert`/`--tls-key` (a self-signed pair
 //! made here) it answers HTTPS with that certificate, and after the files are replaced and the
 //! process gets SIGHUP, new connections get the new certificate; without TLS on an address that
-//! is not loopback, `serve` warns that tokens would travel in clear.
+//! is not loopback, `serve` warns that tokens would travel in clear; `submit` reaches it over
+//! HTTPS when the certificate is trusted (the bundle `SSL_CERT_FILE` names) and the run is
+//! stored there, and refuses it, storing nothing, when the certificate is not trusted.
 #![cfg(feature = "server")]
 
 mod common;
 
 use common::server::{backends, Server};
-use common::BIN;
+use common::{arg, pb_with, Sandbox, BIN};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
@@ -92,6 +94,61 @@ fn https_with_the_given_certificate_and_a_new_one_after_sighup() {
     let (answer, shown) = https_health(addr, &roots);
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert_eq!(shown, second);
+}
+
+#[test]
+fn submit_over_https_trusting_the_servers_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cert_file, key_file) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let (der, cert, key) = self_signed();
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, key).unwrap();
+    let b = backends().remove(0);
+    let s = Server::start(
+        &b,
+        &["--tls-cert", arg(&cert_file), "--tls-key", arg(&key_file)],
+    );
+    let token = s.token("phone");
+    let addr = s.url.strip_prefix("https://").unwrap();
+    // The results the server holds, from its health answer.
+    let stored = || {
+        let (answer, _) = https_health(addr, std::slice::from_ref(&der));
+        let body = &answer[answer.find('{').unwrap()..=answer.rfind('}').unwrap()];
+        serde_json::from_str::<serde_json::Value>(body).unwrap()["results"].clone()
+    };
+    // The certificate names localhost, so the URL does too.
+    let port = s.url.rsplit_once(':').unwrap().1;
+    let url = format!("https://localhost:{port}");
+    let sb = Sandbox::new();
+    let results = sb.results();
+    sb.pb(common::words(
+        "run --engine null --records 5 --ops 5 --delay zero --no-overhead --quiet",
+    )
+    .into_iter()
+    .chain(["--results", arg(&results)]))
+        .expect_ok();
+    let submit = |trusted: &std::path::Path| {
+        let args = ["submit", "--server", &url, "--token", &token, "--json"];
+        let args = args.into_iter().chain(["--results", arg(&results), "1"]);
+        pb_with(args, |c| {
+            c.env("SSL_CERT_FILE", trusted).env_remove("SSL_CERT_DIR");
+        })
+    };
+    // A bundle without the server's certificate: the handshake fails, nothing is stored.
+    let other = dir.path().join("other.pem");
+    std::fs::write(&other, self_signed().1).unwrap();
+    let refused = submit(&other).expect_code(1);
+    assert!(
+        refused.stderr.contains("--server https://localhost")
+            && refused.stderr.contains("certificate"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(stored(), 0);
+    // Trusted: the run is stored on the server.
+    let out = submit(&cert_file).expect_ok().json();
+    assert_eq!(out[0]["created"], true, "{out}");
+    assert_eq!(stored(), 1);
 }
 
 #[test]

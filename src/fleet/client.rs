@@ -2,9 +2,10 @@
 //! TcpStream, one connection per request (`Connection: close`), the response head parsed by
 //! httparse and its body read by Content-Length, chunks or to the end, at most
 //! [`MAX_RESPONSE_BYTES`]. Hand-written because devices carry it and the general-purpose
-//! clients cost a megabyte of the device binary; it speaks plain HTTP only, so a server on
-//! the internet is reached through a TLS-terminating proxy or a tunnel (an `https://` URL is
-//! refused with that explanation).
+//! clients cost a megabyte of the device binary. Builds with the results server (the host's)
+//! also speak HTTPS, through the server's rustls ([`super::tls`]); device builds speak plain
+//! HTTP only, so there a server on the internet is reached through a TLS-terminating proxy or
+//! a tunnel (an `https://` URL is refused with that explanation).
 
 use crate::error::{Error, Result};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -19,10 +20,15 @@ const MAX_HEAD_BYTES: usize = 64 << 10;
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 pub struct Client {
-    /// `http://host:port`, as given without a trailing slash.
+    /// `http[s]://host:port`, as given without a trailing slash.
     base: String,
-    /// `host:port` (port 80 when the URL has none).
+    /// `host:port` (port 80, or 443 for https, when the URL has none).
     authority: String,
+    /// The host, without brackets: the name the server's certificate must carry.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    host: String,
+    /// `https://`.
+    tls: bool,
     token: Option<String>,
 }
 
@@ -61,33 +67,45 @@ impl Response {
 }
 
 impl Client {
-    /// A client for the server at `url` (`http://HOST[:PORT]`), sending `token` if given.
+    /// A client for the server at `url` (`http[s]://HOST[:PORT]`), sending `token` if given.
     pub fn new(url: &str, token: Option<&str>) -> Result<Client> {
         let bad =
             |why: &str| Error::input(format!("--server {}: {why}", crate::limits::escape(url)));
-        if url.starts_with("https://") {
-            return Err(bad(
+        let (tls, rest) = match (url.strip_prefix("https://"), url.strip_prefix("http://")) {
+            (Some(_), _) if !cfg!(feature = "server") => return Err(bad(
                 "this build speaks plain HTTP only (put the server behind a TLS proxy and reach it through a tunnel, or use http://)",
-            ));
-        }
-        let rest = url
-            .strip_prefix("http://")
-            .ok_or_else(|| bad("expected http://HOST:PORT"))?;
+            )),
+            (Some(rest), _) => (true, rest),
+            (None, Some(rest)) => (false, rest),
+            (None, None) => return Err(bad("expected http://HOST:PORT or https://HOST:PORT")),
+        };
         let authority = rest.trim_end_matches('/');
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (h, p),
-            _ => (authority, "80"),
+        let default = if tls { "443" } else { "80" };
+        // `[v6 address]` keeps its colons inside the brackets.
+        let (host, port) = match authority.strip_prefix('[').and_then(|r| r.split_once(']')) {
+            Some((h, "")) => (&authority[..h.len() + 2], default),
+            Some((h, p)) => (
+                &authority[..h.len() + 2],
+                p.strip_prefix(':').unwrap_or("bad"),
+            ),
+            None => authority.rsplit_once(':').unwrap_or((authority, default)),
         };
         if host.is_empty()
             || authority.contains(['/', '?', '#', '@'])
             || authority.contains(char::is_whitespace)
             || port.parse::<u16>().is_err()
         {
-            return Err(bad("expected http://HOST:PORT"));
+            return Err(bad("expected http://HOST:PORT or https://HOST:PORT"));
         }
+        let scheme = if tls { "https" } else { "http" };
         Ok(Client {
-            base: format!("http://{authority}"),
+            base: format!("{scheme}://{authority}"),
             authority: format!("{host}:{port}"),
+            host: host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string(),
+            tls,
             token: token.map(str::to_string),
         })
     }
@@ -128,7 +146,7 @@ impl Client {
     }
 
     fn request(&self, method: &str, path: &str, body: &[u8]) -> Result<Response> {
-        let mut s = self.connect()?;
+        let s = self.connect()?;
         let _ = s.set_nodelay(true);
         s.set_read_timeout(Some(TIMEOUT))
             .and_then(|_| s.set_write_timeout(Some(TIMEOUT)))
@@ -150,7 +168,21 @@ impl Client {
         head.push_str("\r\n");
         let mut out = head.into_bytes();
         out.extend_from_slice(body);
-        s.write_all(&out).map_err(|e| self.fail("sending", e))?;
+        if self.tls {
+            #[cfg(feature = "server")]
+            {
+                let s = super::tls::stream(&self.host, s).map_err(|e| self.fail("TLS", e))?;
+                return self.exchange(s, &out);
+            }
+        }
+        self.exchange(s, &out)
+    }
+
+    /// Send `out` on `s` and read the answer.
+    fn exchange(&self, mut s: impl Read + Write, out: &[u8]) -> Result<Response> {
+        s.write_all(out)
+            .and_then(|_| s.flush())
+            .map_err(|e| self.fail("sending", e))?;
         read_response(BufReader::new(s)).map_err(|e| self.fail("reading the answer", e))
     }
 }
@@ -257,8 +289,25 @@ mod tests {
             Client::new("http://[::1]:9", None).unwrap().authority,
             "[::1]:9"
         );
+        assert_eq!(
+            Client::new("http://[::1]", None).unwrap().authority,
+            "[::1]:80"
+        );
+        // https: port 443 and the bare host for the certificate, where the build has TLS.
+        let tls = Client::new("https://[::1]/", None);
+        if cfg!(feature = "server") {
+            let c = tls.unwrap();
+            assert_eq!(
+                (c.authority.as_str(), c.host.as_str()),
+                ("[::1]:443", "::1")
+            );
+            assert_eq!(c.base(), "https://[::1]");
+        } else {
+            assert!(tls.is_err());
+        }
         for bad in [
-            "https://x",
+            "https://",
+            "https://h:1/x",
             "ftp://x",
             "http://",
             "http://h:port",

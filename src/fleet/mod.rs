@@ -8,4 +8,6 @@ pub mod agent;
 pub mod client;
 pub mod submission;
 pub mod submit;
+#[cfg(feature = "server")]
+pub mod tls;
 pub mod url;
