@@ -107,6 +107,7 @@ fn harness_rate(trace_path: &Path, db_dir: &Path, work: &Path, round: u64) -> f6
         delay: Some("zero".into()),
         seed: 1,
         merge_connections: false,
+        order: Default::default(),
         spool: work.join(format!("spool-{round}")),
         report: work.join(format!("report-{round}.json")),
         observe: Default::default(),

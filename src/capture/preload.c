@@ -80,6 +80,9 @@ static void put_json(buf *b, const char *s, size_t n) {
     put(b, "\"", 1);
 }
 
+static void flush_pending(int status);
+static __thread sqlite3_stmt *pend_stmt;
+
 /* ---------- bound values per statement ---------- */
 #define SLOTS 4096
 typedef struct { sqlite3_stmt *stmt; int n; char **vals; unsigned long long start; } slot;
@@ -212,7 +215,9 @@ int sqlite3_finalize(sqlite3_stmt *s) {
         }
     }
     pthread_mutex_unlock(&lock);
-    return p(s);
+    int rc = p(s);
+    if (pend_stmt == s) flush_pending(0);
+    return rc;
 }
 
 /* ---------- the trace callback ---------- */
@@ -234,9 +239,53 @@ static unsigned long long now_ns(void) {
     return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
 
+/* The line of the statement whose profile event came last on this thread, until its outcome
+ * is known. */
+static __thread buf pend;
+static __thread sqlite3 *pend_db;
+
+/* Finish the pending line with `status` (-1: the connection's error code now, for a statement
+ * that SQLite stepped from inside itself, out of the interposed calls' sight) and write it. */
+static void flush_pending(int status) {
+    if (!pend.s) return;
+    if (status < 0) {
+        static int (*errcode)(sqlite3 *);
+        if (!errcode) errcode = (int (*)(sqlite3 *))real("sqlite3_errcode");
+        status = pend_db && errcode ? errcode(pend_db) : 0;
+    }
+    putf(&pend, ",\"status\":%d}}\n", status);
+    emit(&pend);
+    free(pend.s);
+    pend = (buf){0};
+    pend_stmt = NULL;
+    pend_db = NULL;
+}
+
+/* The real outcome of each step: the code sqlite3_step returned. */
+int sqlite3_step(sqlite3_stmt *s) {
+    REAL(int, sqlite3_step, (sqlite3_stmt *));
+    if (pend.s && pend_stmt != s) flush_pending(-1);
+    int rc = p(s);
+    if (pend.s && pend_stmt == s) flush_pending(rc);
+    return rc;
+}
+
+/* A statement reset or finalized before it ran to completion (a query whose rows were not all
+ * read) ends there: its profile event comes from inside these calls, after rows it returned. */
+int sqlite3_reset(sqlite3_stmt *s) {
+    REAL(int, sqlite3_reset, (sqlite3_stmt *));
+    int rc = p(s);
+    if (pend.s && pend_stmt == s) flush_pending(0);
+    return rc;
+}
+
 static int on_trace(unsigned type, void *ctx, void *pv, void *x) {
     (void)ctx;
     sqlite3_stmt *stmt = pv;
+    if (type == TRACE_CLOSE) {
+        flush_pending(-1);
+        return 0;
+    }
     if (type == TRACE_STMT) {
         /* The statement starts (its first step): note when, at ns resolution. */
         unsigned long long t = now_ns();
@@ -252,14 +301,13 @@ static int on_trace(unsigned type, void *ctx, void *pv, void *x) {
     static void (*sfree)(void *);
     static sqlite3 *(*handle)(sqlite3_stmt *);
     static const char *(*filename)(sqlite3 *, const char *);
-    static int (*readonly)(sqlite3_stmt *), (*changes)(sqlite3 *), (*errcode)(sqlite3 *);
+    static int (*readonly)(sqlite3_stmt *), (*changes)(sqlite3 *);
     if (!handle) {
         expanded = (char *(*)(sqlite3_stmt *))real("sqlite3_expanded_sql");
         sfree = (void (*)(void *))real("sqlite3_free");
         filename = (const char *(*)(sqlite3 *, const char *))real("sqlite3_db_filename");
         readonly = (int (*)(sqlite3_stmt *))real("sqlite3_stmt_readonly");
         changes = (int (*)(sqlite3 *))real("sqlite3_changes");
-        errcode = (int (*)(sqlite3 *))real("sqlite3_errcode");
         handle = (sqlite3 * (*)(sqlite3_stmt *)) real("sqlite3_db_handle");
     }
     unsigned long long now = now_ns();
@@ -294,12 +342,18 @@ static int on_trace(unsigned type, void *ctx, void *pv, void *x) {
     }
     pthread_mutex_unlock(&lock);
     if (db && readonly && changes && !readonly(stmt)) putf(&b, ",\"rows\":%d", changes(db));
-    if (db && errcode) putf(&b, ",\"status\":%d", errcode(db));
-    puts_(&b, "}}\n");
-    emit(&b);
-    free(b.s);
+    /* The outcome is not known yet: SQLite calls this before it stores the step's result code
+     * (a step that gave up on a lock reads 0 from sqlite3_errcode here). The line waits for
+     * the interposed sqlite3_step (or reset/finalize) to return, which adds the code. */
+    flush_pending(-1);
+    pend = b;
+    pend_stmt = stmt;
+    pend_db = db;
     return 0;
 }
+
+/* A line still pending when the program ends (a statement SQLite stepped internally, last). */
+__attribute__((destructor)) static void at_exit(void) { flush_pending(-1); }
 
 static void watch(int rc, sqlite3 *db) {
     if (rc != 0 || !db) return;

@@ -152,6 +152,7 @@ fn run_one(
         seed: 1,
         warm: false,
         merge_connections: false,
+        order: Default::default(),
         drop_caches: false,
         data_dir: None,
         measure_overhead: false,

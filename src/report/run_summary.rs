@@ -131,7 +131,15 @@ fn latency_table(o: &mut String, s: &RunSummary) {
         ns(s.wall_ns)
     );
     if let Some(e) = &s.first_error {
-        let _ = writeln!(o, "  {} operations FAILED; first: {e}", s.errors);
+        if s.divergences > 0 {
+            let _ = writeln!(
+                o,
+                "  {} statements FAILED that the app completed (divergences from the app); first: {e}",
+                s.divergences
+            );
+        } else {
+            let _ = writeln!(o, "  {} operations FAILED; first: {e}", s.errors);
+        }
     }
 }
 
@@ -260,6 +268,21 @@ fn engine_lines(o: &mut String, s: &RunSummary) {
             "connection {c}: {} statements, {} errors ({} busy), latency p50 {:.1} µs p99 {:.1} µs max {:.1} µs, start lag p99 {:.1} µs",
             r.ops, r.errors, r.busy, r.latency.p50, r.latency.p99, r.latency.max, r.lag.p99
         );
+        if r.order_waited + r.lock_retries > 0 {
+            let _ = writeln!(
+                o,
+                "             app's order: {} statements waited (p99 {:.1} µs, max {:.1} µs{}), {} lock waits retried",
+                r.order_waited,
+                r.order_wait.p99,
+                r.order_wait.max,
+                if r.order_gave_up > 0 {
+                    format!(", {} gave up waiting", r.order_gave_up)
+                } else {
+                    String::new()
+                },
+                r.lock_retries
+            );
+        }
     }
 }
 

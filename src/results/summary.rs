@@ -38,6 +38,11 @@ pub struct RunSummary {
     pub ops: u64,
     pub errors: u64,
     pub errors_by_kind: BTreeMap<String, u64>,
+    /// A trace imported from an app's log: statements that failed in the replay although the
+    /// app completed them (the import leaves out what failed in the app), so every error is a
+    /// divergence from the app. Zero for other workloads.
+    #[serde(default)]
+    pub divergences: u64,
     pub first_error: Option<String>,
     /// Start of the replay loop (before any initial delay) to its end (after the last sample
     /// is recorded).
@@ -214,6 +219,11 @@ pub fn build(
         ops: r.ops,
         errors: r.errors,
         errors_by_kind: agg.errors(),
+        divergences: if out.header.import.is_some() {
+            r.errors
+        } else {
+            0
+        },
         first_error: r
             .first_error
             .as_ref()

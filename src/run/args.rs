@@ -77,6 +77,12 @@ pub struct RunArgs {
     /// order (default: each connection on its own thread and connection).
     #[arg(long)]
     pub merge_connections: bool,
+    /// An imported trace's connections: recorded keeps the app's order across them (a
+    /// statement after the write transactions committed before it started in the log, commits
+    /// in the app's order, lock waits retried); time only keeps each statement's recorded
+    /// offset and its own connection's order.
+    #[arg(long, value_enum, default_value_t = crate::run::order::Order::Recorded)]
+    pub order: crate::run::order::Order,
     /// The JVM engines (h2, bdb-je, sqlite-jdbc, nitrite, objectbox): cold runs a fresh JVM
     /// with no warm-up, as an app starts; warm first runs the run phase once untimed (rolled
     /// back), like a JMH warm-up.
@@ -178,6 +184,7 @@ impl RunArgs {
             seed: self.workload.seed,
             warm: self.warm,
             merge_connections: self.merge_connections,
+            order: self.order,
             drop_caches: self.drop_caches,
             data_dir: self.dir.clone(),
             measure_overhead: !self.no_overhead,

@@ -34,6 +34,9 @@ pub struct ReplaySpec {
     /// Replay an imported trace's connections as one stream.
     #[serde(default)]
     pub merge_connections: bool,
+    /// The order kept across connections.
+    #[serde(default)]
+    pub order: super::order::Order,
     pub spool: PathBuf,
     pub report: PathBuf,
     /// Frequency and energy to observe beside the replay.
@@ -183,7 +186,12 @@ pub fn replay_with(
         && !spec.merge_connections
     {
         let open = || engine::open(&spec.engine, &spec.options, &spec.data_dir);
-        let (totals, conns) = super::connections::replay(reader, connections, &open, &mut sink)?;
+        let plan = match spec.order {
+            super::order::Order::Recorded => Some(super::order::Plan::of(&spec.trace)?),
+            super::order::Order::Time => None,
+        };
+        let (totals, conns) =
+            super::connections::replay(reader, connections, &open, plan.as_ref(), &mut sink)?;
         by_connection = conns;
         totals
     } else {

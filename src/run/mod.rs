@@ -10,6 +10,7 @@ pub mod flash_hook;
 pub mod jvm;
 pub mod load;
 pub mod materialize;
+pub mod order;
 pub mod overhead;
 pub mod pacer;
 pub mod replay;
@@ -51,6 +52,8 @@ pub struct RunRequest {
     pub warm: bool,
     /// Replay an imported trace's connections as one stream (`--merge-connections`).
     pub merge_connections: bool,
+    /// The order kept across an imported trace's connections (`--order`).
+    pub order: order::Order,
     /// Also drop the whole page cache (root only).
     pub drop_caches: bool,
     /// Keep the database here instead of a temporary directory.
@@ -173,6 +176,11 @@ fn trace_for(req: &RunRequest, workdir: Workdir) -> Result<Prepared> {
             "--delay recorded: a trace replays its recorded delays by default; omit --delay",
         ));
     }
+    let trace_path = if req.merge_connections {
+        merged_for_run(&trace_path, workdir.path())?
+    } else {
+        trace_path
+    };
     let (header, totals) = trace::verify(&trace_path)?;
     engine::check(&req.engine, &req.options, &header.workload.model)?;
     req.platform.check()?;
@@ -183,6 +191,36 @@ fn trace_for(req: &RunRequest, workdir: Workdir) -> Result<Prepared> {
         totals,
         replay_delay,
     })
+}
+
+/// `--merge-connections` on a version 2 trace with several connections: the trace as `trace
+/// import --merge-connections` would have written it (one stream, a transaction never
+/// interleaved with another connection's, arguments still bound), in the work folder.
+fn merged_for_run(trace_path: &Path, workdir: &Path) -> Result<PathBuf> {
+    let reader = trace::TraceReader::open(trace_path)?;
+    let connections = reader.header().import.as_ref().map_or(1, |i| i.connections);
+    if reader.version() < trace::VERSION_2 || connections <= 1 {
+        return Ok(trace_path.to_path_buf());
+    }
+    drop(reader);
+    let out = workdir.join("merged.pbt");
+    let m = crate::workload::import::merged::merge(
+        trace_path,
+        &out,
+        crate::workload::import::convert::ArgsMode::Bind,
+    )?;
+    let dropped: u64 = m.dropped.values().sum();
+    crate::output::progress::phase(&format!(
+        "--merge-connections: {} connections as one stream, a transaction never interleaved with another's ({} statements{})",
+        m.connections,
+        m.totals.run_ops,
+        if dropped > 0 {
+            format!(", {dropped} left out: {:?}", m.dropped)
+        } else {
+            String::new()
+        }
+    ));
+    Ok(out)
 }
 
 /// The delay model a workload asks for when the user gave none.
@@ -222,6 +260,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         delay: replay_delay.as_ref().map(ToString::to_string),
         seed: req.seed,
         merge_connections: req.merge_connections,
+        order: req.order,
         spool: workdir.path().join("samples.spool"),
         report: workdir.path().join("replay.json"),
         observe: Default::default(),

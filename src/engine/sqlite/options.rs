@@ -23,6 +23,7 @@ pub const SPECS: &[OptionSpec] = &[
     OptionSpec { name: "journal_size_limit", default: "-1", help: "bytes of journal/WAL kept after a transaction (-1: no limit)", kind: OptionKind::Integer { min: -1, max: i64::MAX / 2 } },
     OptionSpec { name: "sync_call", default: "fdatasync", help: "the system call SQLite's syncs make: fdatasync as Android builds SQLite, or fsync", kind: OptionKind::OneOf(&["fdatasync", "fsync"]) },
     OptionSpec { name: "wal_autocheckpoint", default: "1000", help: "WAL pages before an automatic checkpoint", kind: OptionKind::Integer { min: 0, max: i32::MAX as i64 } },
+    OptionSpec { name: "foreign_keys", default: "off", help: "enforce FOREIGN KEY constraints (off: SQLite's and Android's default, applied even though the bundled build is compiled with them on; an app that enables them sets PRAGMA foreign_keys, which the import prints as this option)", kind: OptionKind::OneOf(&["off", "on"]) },
     OptionSpec { name: "busy_timeout", default: "0", help: "milliseconds a statement waits for another connection's lock before SQLITE_BUSY (what an app sets with sqlite3_busy_timeout; matters when an imported trace replays its connections)", kind: OptionKind::Integer { min: 0, max: i32::MAX as i64 } },
 ];
 
@@ -37,6 +38,10 @@ const ANDROID: &[(&str, &str)] = &[
     ("journal_size_limit", "524288"),
     ("wal_autocheckpoint", "100"),
 ];
+
+/// Options applied on every connection whether chosen or not, because the bundled SQLite's
+/// compile-time default differs from upstream's (see docs/engines.md).
+const ALWAYS: [&str; 1] = ["foreign_keys"];
 
 /// Options that are not PRAGMAs.
 const NOT_PRAGMAS: [&str; 2] = ["preset", "sync_call"];
@@ -64,7 +69,9 @@ pub fn effective(options: &EngineOptions) -> Vec<(&'static str, String)> {
                     .find(|(k, _)| *k == s.name)
                     .map(|(_, v)| v.to_string())
             });
-            chosen.map(|v| (s.name, v))
+            chosen
+                .or_else(|| ALWAYS.contains(&s.name).then(|| s.default.to_string()))
+                .map(|v| (s.name, v))
         })
         .collect()
 }
@@ -79,6 +86,8 @@ pub fn from_settings(settings: &std::collections::BTreeMap<String, String>) -> V
                 ("synchronous", n @ ("0" | "1" | "2" | "3")) => {
                     ["off", "normal", "full", "extra"][n.parse::<usize>().ok()?].to_string()
                 }
+                ("foreign_keys", "1" | "on" | "true" | "yes") => "on".into(),
+                ("foreign_keys", "0" | "off" | "false" | "no") => "off".into(),
                 _ => v.clone(),
             };
             let pair = [(k.clone(), v.clone())];
@@ -105,17 +114,28 @@ mod tests {
         assert!(e.contains(&("journal_mode", "truncate".to_string())));
         assert!(e.contains(&("synchronous", "off".to_string())));
         assert!(e.contains(&("wal_autocheckpoint", "100".to_string())));
+        // Foreign keys off as upstream SQLite and Android have them, though not chosen.
+        assert!(e.contains(&("foreign_keys", "off".to_string())));
     }
 
     #[test]
     fn an_apps_settings_become_the_options_this_engine_has() {
-        let settings = [("journal_mode", "wal"), ("synchronous", "1"), ("foo", "1")]
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .into_iter()
-            .collect();
+        let settings = [
+            ("journal_mode", "wal"),
+            ("synchronous", "1"),
+            ("foo", "1"),
+            ("foreign_keys", "1"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .into_iter()
+        .collect();
         assert_eq!(
             from_settings(&settings),
-            ["-o journal_mode=wal", "-o synchronous=normal"]
+            [
+                "-o foreign_keys=on",
+                "-o journal_mode=wal",
+                "-o synchronous=normal"
+            ]
         );
     }
 }

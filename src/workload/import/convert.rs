@@ -173,6 +173,10 @@ impl<'a> Converter<'a> {
         s: StatementRecord,
         emit: &mut dyn FnMut(TimedOp) -> Result<()>,
     ) -> Result<()> {
+        if s.status.is_some_and(|c| matches!(c & 0xff, 5 | 6)) {
+            self.drop("failed in the app: a lock wait given up (SQLITE_BUSY or SQLITE_LOCKED)");
+            return Ok(());
+        }
         if s.status.is_some_and(|c| !matches!(c, 0 | 100 | 101)) {
             self.drop("failed in the app");
             return Ok(());

@@ -1,7 +1,8 @@
-//! A version 2 trace as the version 1 trace that `trace import --args inline
-//! --merge-connections` writes from the same log, for replayers that read version 1 only (the
-//! JVM driver). The run records go back through the one conversion ([`Converter`], merged,
-//! arguments inline) as the statements they were recorded from, so a transaction of one
+//! A version 2 trace with several connections as the one stream `trace import
+//! --merge-connections` writes from the same log: with arguments inline (version 1), for
+//! replayers that read version 1 only (the JVM driver), or bound (version 2, one connection),
+//! for `run --merge-connections`. The run records go back through the one conversion
+//! ([`Converter`], merged) as the statements they were recorded from, so a transaction of one
 //! connection is never interleaved with another's and the rules stay in one place.
 
 use super::convert::{ArgsMode, Converter, Dangling, Rules};
@@ -10,7 +11,9 @@ use super::schema::objects_of;
 use super::sqltext::inline_args;
 use crate::error::{Error, Result};
 use crate::workload::op::{Op, SqlValue, TimedOp};
-use crate::workload::trace::{TraceItem, TraceReader, TraceTotals, TraceWriter, VERSION_1};
+use crate::workload::trace::{
+    TraceItem, TraceReader, TraceTotals, TraceWriter, VERSION_1, VERSION_2,
+};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -78,21 +81,37 @@ fn statement(input: &Path, t: TimedOp) -> Result<StatementRecord> {
 
 /// Write `input` (a version 2 SQL trace) to `output` as one stream with arguments inline.
 pub fn to_v1(input: &Path, output: &Path) -> Result<Merged> {
+    merge(input, output, ArgsMode::Inline)
+}
+
+/// Write `input` (a version 2 SQL trace) to `output` as one stream, its arguments bound
+/// (version 2, one connection) or inline (version 1), as `trace import --merge-connections`
+/// would have written the same log (`run --merge-connections`).
+pub fn merge(input: &Path, output: &Path, args: ArgsMode) -> Result<Merged> {
     let mut reader = TraceReader::open(input)?;
     let mut header = reader.header().clone();
     let connections = header.import.as_ref().map_or(1, |i| i.connections.max(1));
     if let Some(i) = header.import.as_mut() {
         i.connections = 1;
-        i.args = "inline".into();
+        if args == ArgsMode::Inline {
+            i.args = "inline".into();
+        }
     }
-    let mut writer = TraceWriter::create(output, &header, VERSION_1)?;
+    let version = match args {
+        ArgsMode::Inline => VERSION_1,
+        ArgsMode::Bind => VERSION_2,
+    };
+    let mut writer = TraceWriter::create(output, &header, version)?;
     let mut load = Vec::new();
     let mut first_run = None;
     while let Some(item) = reader.next_item()? {
         match item {
             TraceItem::Load(op) => {
-                let op = inline(input, op)?;
-                if let Op::Sql { sql } = &op {
+                let op = match args {
+                    ArgsMode::Inline => inline(input, op)?,
+                    ArgsMode::Bind => op,
+                };
+                if let Op::Sql { sql } | Op::SqlArgs { sql, .. } = &op {
                     load.push(sql.clone());
                 }
                 writer.write_load(&op)?;
@@ -105,7 +124,7 @@ pub fn to_v1(input: &Path, output: &Path) -> Result<Merged> {
     }
     let objects = objects_of(&load);
     let rules = Rules {
-        args: ArgsMode::Inline,
+        args,
         dangling: Dangling::Commit,
         merge_connections: true,
         window: None,

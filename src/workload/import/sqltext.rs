@@ -145,6 +145,28 @@ pub fn txn_step(sql: &str) -> TxnStep {
     }
 }
 
+/// Whether a statement takes the database's write lock: it changes rows or the schema
+/// (`INSERT`, `UPDATE`, `DELETE`, `REPLACE`, DDL, `ANALYZE`, `VACUUM`, a `WITH` before one of
+/// those, a `PRAGMA` that sets a value) or is `BEGIN IMMEDIATE`/`EXCLUSIVE`. Read from the
+/// statement's words, not a parse: a statement it cannot place counts as a write, which only
+/// orders the replay more strictly.
+pub fn takes_write_lock(sql: &str) -> bool {
+    let w = words(sql, 2);
+    let up = |i: usize| w.get(i).map(|x| x.to_ascii_uppercase());
+    match up(0).as_deref() {
+        Some("SELECT" | "VALUES" | "EXPLAIN" | "COMMIT" | "END" | "ROLLBACK" | "SAVEPOINT")
+        | Some("RELEASE") => false,
+        Some("BEGIN") => matches!(up(1).as_deref(), Some("IMMEDIATE" | "EXCLUSIVE")),
+        Some("PRAGMA") => pragma_setting(sql).is_some(),
+        Some("WITH") => words(sql, usize::MAX).iter().any(|x| {
+            ["INSERT", "UPDATE", "DELETE", "REPLACE"]
+                .iter()
+                .any(|k| x.eq_ignore_ascii_case(k))
+        }),
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +218,14 @@ mod tests {
             created_object("CREATE TABLE \"main\".\"my \"\"t\"\"\"(a)"),
             Some(("table".into(), "my \"t\"".into()))
         );
+        assert!(takes_write_lock("insert into t values (1)"));
+        assert!(takes_write_lock("BEGIN EXCLUSIVE TRANSACTION"));
+        assert!(takes_write_lock("WITH x AS (SELECT 1) DELETE FROM t"));
+        assert!(takes_write_lock("CREATE INDEX i ON t(a)"));
+        assert!(!takes_write_lock("BEGIN"));
+        assert!(!takes_write_lock("WITH x AS (SELECT 1) SELECT * FROM x"));
+        assert!(!takes_write_lock("  select 'insert' from t"));
+        assert!(!takes_write_lock("PRAGMA user_version"));
         assert_eq!(txn_step("BEGIN IMMEDIATE"), TxnStep::Begin);
         assert_eq!(txn_step("end transaction"), TxnStep::Commit);
         assert_eq!(
