@@ -155,7 +155,7 @@ pub fn login_form(data: &[u8]) {
 /// statement fingerprinted as `trace stats` does and read by `--infer-schema`'s inference;
 /// then auto-detection over the same lines.
 fn import_log(format: &str, data: &[u8]) {
-    use crate::workload::import::{infer, lexer, source, LogRecord};
+    use crate::workload::import::{infer, source, sql::lexer, LogRecord};
     let Some(f) = temp_file(".log", data) else {
         return;
     };

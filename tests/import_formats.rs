@@ -5,7 +5,7 @@
 
 use pocketbench::workload::import::source::{self, LineCounts};
 use pocketbench::workload::import::{
-    lexer, ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord,
+    sql::lexer, ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord,
 };
 use std::path::Path;
 

@@ -6,7 +6,7 @@ use crate::workload::delay::{self, DelayModel};
 use crate::workload::import::anonymize::{Anonymizer, Scope};
 use crate::workload::import::convert::{ArgsMode, Dangling, Rules};
 use crate::workload::import::pipeline::{self, ImportRequest};
-use crate::workload::import::stats_file;
+use crate::workload::import::stats::file as stats_file;
 use crate::workload::{resolve, trace};
 use clap::Subcommand;
 use serde::Serialize;

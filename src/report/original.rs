@@ -9,7 +9,7 @@
 
 use crate::error::{Error, Result, ResultExt};
 use crate::results::store::Store;
-use crate::workload::import::lexer::fingerprint;
+use crate::workload::import::sql::lexer::fingerprint;
 use crate::workload::op::Op;
 use crate::workload::trace::{TraceItem, TraceReader};
 use hdrhistogram::Histogram;

@@ -6,8 +6,8 @@
 use super::svg::{axes, clip, color, num, Scale, Svg};
 use super::Figure;
 use crate::error::Result;
+use crate::workload::import::stats::file as stats_file;
 use crate::workload::import::stats::Top;
-use crate::workload::import::stats_file;
 use crate::workload::trace::{TraceItem, TraceReader};
 use std::path::Path;
 

@@ -23,8 +23,8 @@
 //! SQLite's built-in function names, type names (so affinities stay) and `sqlite_` names;
 //! `paths` rewrites database paths and connection names, keeping the file's extension.
 
-use super::lexer::{self, Kind};
-use super::sql_words::kept_word;
+use super::sql::lexer::{self, Kind};
+use super::sql::words::kept_word;
 use super::{record::BlobHex, ArgValue, LogRecord, StatementRecord};
 use crate::error::{Error, Result};
 use hmac::{Hmac, Mac};

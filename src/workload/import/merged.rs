@@ -8,7 +8,7 @@
 use super::convert::{ArgsMode, Converter, Dangling, Rules};
 use super::record::{ArgValue, BlobHex, Stamp, StatementRecord};
 use super::schema::objects_of;
-use super::sqltext::inline_args;
+use super::sql::sqltext::inline_args;
 use crate::error::{Error, Result};
 use crate::workload::op::{Op, SqlValue, TimedOp};
 use crate::workload::trace::{

@@ -281,7 +281,7 @@ pub fn import<C: StatementCheck + ?Sized>(
     let mut emit = |t: TimedOp| -> Result<()> {
         if let Op::Sql { sql } | Op::SqlArgs { sql, .. } = &t.op {
             log_creates_tables |=
-                super::sqltext::created_object(sql).is_some_and(|o| o.0 == "table");
+                super::sql::sqltext::created_object(sql).is_some_and(|o| o.0 == "table");
         }
         if let Some(c) = check.as_mut() {
             c.run(&t.op, Some(seq));

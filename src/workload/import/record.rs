@@ -95,6 +95,17 @@ pub enum LogRecord {
     Schema(SchemaRecord),
 }
 
+/// A blob argument's hex as bytes; `None` when it is not hex.
+pub fn blob_bytes(hex: &str) -> Option<Vec<u8>> {
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 impl StatementRecord {
     /// When the statement started on the source's clock.
     pub fn start_ns(&self) -> u64 {

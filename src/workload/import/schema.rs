@@ -3,7 +3,7 @@
 //! becomes load-phase statements. Also splits SQL text into statements (SQLite's own
 //! `sqlite3_complete` decides where one ends, so triggers stay whole).
 
-use super::sqltext::created_object;
+use super::sql::sqltext::created_object;
 use crate::error::{Error, Result, ResultExt};
 use crate::limits::{escape, MAX_SCHEMA_OBJECTS, MAX_WORKLOAD_FILE_BYTES};
 use crate::workload::op::{Op, SqlValue};
@@ -131,7 +131,7 @@ pub fn each_row(path: &Path, inline: bool, f: &mut dyn FnMut(Op) -> Result<()>) 
                 .run_err("--data-from")?;
             f(if inline {
                 Op::Sql {
-                    sql: super::sqltext::inline_args(&insert, &args).unwrap_or_default(),
+                    sql: super::sql::sqltext::inline_args(&insert, &args).unwrap_or_default(),
                 }
             } else {
                 Op::SqlArgs {

@@ -1,49 +1,14 @@
-//! Reading a log through a front end: the registry of front ends, auto-detection, and the
+//! Reading a log through a front end ([`formats`](super::formats)): auto-detection, and the
 //! line loop (bounded line length, constant memory) that hands each record on and counts the
 //! lines every front end recognised, skipped and dropped.
 
-use super::dumpsys::DumpsysDbinfo;
-use super::jsonl::Jsonl;
-use super::logcat::AndroidLogcat;
-use super::phonelab::PhoneLab;
-use super::sqlite_trace::SqliteTrace;
-use super::{LineOutcome, LogFormat, LogRecord};
+use super::formats::{FrontEnd, FRONT_ENDS};
+use super::{LineOutcome, LogRecord};
 use crate::error::{Error, Result, ResultExt};
 use crate::limits::{escape, MAX_LOG_LINE_BYTES};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-
-/// One import front end: its `--format` name and how to start one.
-pub struct FrontEnd {
-    pub name: &'static str,
-    pub new: fn() -> Box<dyn LogFormat>,
-}
-
-/// Every front end, in the order auto-detection tries them. Adding a format is one file
-/// implementing [`LogFormat`] and one line here.
-pub const FRONT_ENDS: &[FrontEnd] = &[
-    FrontEnd {
-        name: "jsonl",
-        new: || Box::new(Jsonl),
-    },
-    FrontEnd {
-        name: "phonelab",
-        new: || Box::new(PhoneLab::new()),
-    },
-    FrontEnd {
-        name: "dumpsys-dbinfo",
-        new: || Box::new(DumpsysDbinfo::new()),
-    },
-    FrontEnd {
-        name: "android-logcat",
-        new: || Box::new(AndroidLogcat::new()),
-    },
-    FrontEnd {
-        name: "sqlite-trace",
-        new: || Box::new(SqliteTrace::new()),
-    },
-];
 
 /// Lines auto-detection feeds each front end before choosing.
 const DETECT_LINES: usize = 2_000;

@@ -21,7 +21,8 @@
 
 use super::logcat::parse_operation;
 use super::logcat_line::dated_ns;
-use super::{LineOutcome, LogFormat, LogRecord, Stamp, StatementRecord};
+use super::{LineOutcome, LogFormat};
+use crate::workload::import::{LogRecord, Stamp, StatementRecord};
 
 /// Operations kept of one connection's list (the framework prints at most 20).
 const MAX_OPERATIONS: usize = 64;

@@ -22,9 +22,11 @@
 //! logcat cuts a message at about 4 KB ([`LINE_LIMIT`]): a statement that reaches it without
 //! closing is dropped and counted as truncated.
 
-use super::lexer;
 use super::logcat_line::{Clock, Line};
-use super::{ArgValue, LineOutcome, LogFormat, LogRecord, Stamp, StatementRecord};
+use super::{LineOutcome, LogFormat};
+use crate::workload::import::record::BlobHex;
+use crate::workload::import::sql::lexer;
+use crate::workload::import::{ArgValue, LogRecord, Stamp, StatementRecord};
 
 /// Bytes of one logcat message (liblog's `LOGGER_ENTRY_MAX_PAYLOAD` is 4068, less the tag):
 /// a pending statement this long is one logcat cut.
@@ -348,7 +350,7 @@ pub fn parse_bind_args(s: &str) -> Vec<ArgValue> {
             let (v, next) = rest.split_once(", ").unwrap_or((rest, ""));
             let value = match v {
                 "null" => ArgValue::Null,
-                "<byte[]>" => ArgValue::Blob(super::record::BlobHex {
+                "<byte[]>" => ArgValue::Blob(BlobHex {
                     blob: String::new(),
                 }),
                 "true" => ArgValue::Integer(1),

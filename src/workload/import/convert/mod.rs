@@ -2,13 +2,15 @@
 //! replayable trace: the rules live here once. It reads the log twice, in constant memory
 //! apart from a bounded reorder buffer: a first pass counts statements per database and keeps
 //! the chosen database's schema records; a second converts, writing a version 2 work file;
-//! [`super::finish`] then copies that into the final trace (dropping what `--dangling drop`
+//! [`pipeline`](super::pipeline) then copies that into the final trace (dropping what `--dangling drop`
 //! and `--drop-failing` remove, with the final header).
 
-use super::record::{ArgValue, LogRecord, StatementRecord};
-use super::sqltext::{created_object, inline_args, pragma_setting, txn_step, TxnStep};
 use crate::error::{Error, Result};
 use crate::limits::MAX_CONNECTIONS;
+use crate::workload::import::record::{blob_bytes, ArgValue, LogRecord, StatementRecord};
+use crate::workload::import::sql::sqltext::{
+    created_object, inline_args, pragma_setting, txn_step, TxnStep,
+};
 use crate::workload::op::{Op, Recorded, SqlValue, TimedOp};
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 
@@ -47,17 +49,6 @@ pub struct Rules {
 /// converted (end-stamped sources log statements in completion order).
 const REORDER_NS: u64 = 5_000_000_000;
 const REORDER_MAX: usize = 65_536;
-
-/// A blob argument's hex as bytes; `None` when it is not hex.
-pub fn blob_bytes(hex: &str) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect()
-}
 
 /// A log's argument as the value bound on replay.
 pub fn value(a: &ArgValue) -> SqlValue {
@@ -193,7 +184,7 @@ impl<'a> Converter<'a> {
         *last = start;
         let mut s = s;
         s.t_ns = start;
-        s.stamp = super::record::Stamp::Start;
+        s.stamp = crate::workload::import::record::Stamp::Start;
         self.newest = self.newest.max(start);
         self.heap.push(Queued(start, self.fed, s));
         self.fed += 1;
@@ -473,7 +464,7 @@ impl Survey {
             LogRecord::Schema(s) => {
                 let objects = self.schema.entry(db).or_default();
                 if (objects.len() as u64) < crate::limits::MAX_SCHEMA_OBJECTS
-                    && !super::schema::internal(&s.name)
+                    && !crate::workload::import::schema::internal(&s.name)
                     && !objects.iter().any(|(k, n, _)| *k == s.kind && *n == s.name)
                 {
                     objects.push((s.kind.clone(), s.name.clone(), s.sql.clone()));
@@ -510,5 +501,4 @@ impl Survey {
 }
 
 #[cfg(test)]
-#[path = "convert_tests.rs"]
 mod tests;

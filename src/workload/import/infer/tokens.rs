@@ -1,10 +1,10 @@
-//! A statement as `--infer-schema` reads it ([`super::infer`]): its tokens without space and
+//! A statement as `--infer-schema` reads it ([`infer`](super)): its tokens without space and
 //! comments, bare words upper-cased, quoted identifiers unquoted, literals as values, and each
 //! parameter replaced by its bound argument (numbered as SQLite numbers them); and the
 //! comparison operators after a column.
 
-use super::lexer::{tokens, Kind, ParamNumbers};
-use super::sql_words::kept_word;
+use crate::workload::import::sql::lexer::{tokens, Kind, ParamNumbers};
+use crate::workload::import::sql::words::kept_word;
 use crate::workload::op::SqlValue;
 
 /// A statement reduced to what the inference reads.
@@ -68,7 +68,8 @@ pub fn reduce(sql: &str, args: &[SqlValue]) -> Vec<T> {
                 t.text[1..t.text.len() - 1].replace("''", "'"),
             )),
             Kind::Blob if !t.open => T::Value(SqlValue::Blob(
-                super::convert::blob_bytes(&t.text[2..t.text.len() - 1]).unwrap_or_default(),
+                crate::workload::import::record::blob_bytes(&t.text[2..t.text.len() - 1])
+                    .unwrap_or_default(),
             )),
             Kind::Number => T::Value(literal_number(t.text)),
             Kind::Param => T::Value(

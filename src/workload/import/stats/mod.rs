@@ -9,9 +9,11 @@
 //! One pass, constant memory apart from one entry per distinct fingerprint (at most
 //! [`MAX_FINGERPRINTS`]) and per connection.
 
-use super::lexer;
-use super::sqltext::{txn_step, TxnStep};
+pub mod file;
+
 use crate::stats::{LatencyHistogram, LatencySummary};
+use crate::workload::import::sql::lexer;
+use crate::workload::import::sql::sqltext::{txn_step, TxnStep};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};

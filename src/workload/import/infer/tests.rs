@@ -1,8 +1,8 @@
 //! `--infer-schema` on a small hand-written log: the tables, columns (in the order first
 //! seen), affinities and synthesised rows worked out by hand from the statements.
 
+use super::tokens::{reduce, T};
 use super::*;
-use crate::workload::import::infer_tokens::{reduce, T};
 use crate::workload::import::record::{ArgValue, BlobHex, Stamp};
 
 fn stmt(sql: &str, args: Vec<ArgValue>) -> StatementRecord {

@@ -10,9 +10,10 @@
 //! before ended (`t_ns` the sum of the durations before it, 0 without `--profile`), so an
 //! import of it replays with zero think time unless told otherwise.
 
-use super::lexer::{self, Kind};
-use super::{LineOutcome, LogFormat, LogRecord, StatementRecord};
+use super::{LineOutcome, LogFormat};
 use crate::limits::MAX_SQL_BYTES;
+use crate::workload::import::sql::lexer::{self, Kind};
+use crate::workload::import::{LogRecord, StatementRecord};
 
 /// Words a statement may begin with; another first word is not the start of a statement.
 const VERBS: &[&str] = &[

@@ -20,7 +20,8 @@
 //! when there is no date.
 
 use super::logcat_line::dated_ns;
-use super::{ArgValue, LineOutcome, LogFormat, LogRecord, SchemaRecord, Stamp, StatementRecord};
+use super::{LineOutcome, LogFormat};
+use crate::workload::import::{ArgValue, LogRecord, SchemaRecord, Stamp, StatementRecord};
 use serde_json::Value;
 
 pub const TAG: &str = "SQLite-Query-PhoneLab";

@@ -3,9 +3,9 @@
 //! writes it. Blank lines and lines that do not start with `{` are someone else's output and
 //! skipped; a line that starts with `{` but is not a record is dropped and counted.
 
-use super::record::{ArgValue, LogRecord};
 use super::{LineOutcome, LogFormat};
 use crate::limits::{MAX_SQL_ARGS, MAX_SQL_BYTES};
+use crate::workload::import::record::{blob_bytes, ArgValue, LogRecord};
 
 #[derive(Default)]
 pub struct Jsonl;
@@ -41,7 +41,7 @@ impl LogFormat for Jsonl {
                 return LineOutcome::Dropped("more arguments than the limit");
             }
             if s.args.iter().flatten().any(|a| match a {
-                ArgValue::Blob(b) => super::convert::blob_bytes(&b.blob).is_none(),
+                ArgValue::Blob(b) => blob_bytes(&b.blob).is_none(),
                 _ => false,
             }) {
                 return LineOutcome::Dropped("blob argument is not hex");

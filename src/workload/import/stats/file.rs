@@ -1,10 +1,10 @@
-//! `trace stats FILE`: the statistics of [`stats`](super::stats) from a trace (any version;
+//! `trace stats FILE`: the statistics of [`stats`](super) from a trace (any version;
 //! an imported one's header gives the source and what was dropped) or straight from a log
 //! (auto-detected or `--format`), and their text form.
 
-use super::stats::{Collector, Event, Stats, Top};
-use super::{source, LogRecord};
+use super::{Collector, Event, Stats, Top};
 use crate::error::Result;
+use crate::workload::import::{source, LogRecord};
 use crate::workload::op::Op;
 use crate::workload::trace::{TraceItem, TraceReader, MAGIC};
 use std::collections::BTreeMap;
@@ -24,10 +24,10 @@ fn is_trace(path: &Path) -> bool {
 pub fn of_file(path: &Path, format: &str) -> Result<Stats> {
     if is_trace(path) {
         of_trace(path)
-    } else if super::AVAILABLE {
+    } else if crate::workload::import::AVAILABLE {
         of_log(path, format)
     } else {
-        Err(super::unavailable(&format!(
+        Err(crate::workload::import::unavailable(&format!(
             "trace stats {}: not a trace, and reading a log",
             crate::limits::escape(&path.display().to_string())
         )))

@@ -5,20 +5,22 @@
 //! compared with or given (literals and bound arguments), and rows synthesised from those
 //! values so that the trace's reads find data.
 //!
-//! Lexical only (the statements are read with [`super::lexer`], never parsed into a tree):
+//! Lexical only (the statements are read with [`lexer`](crate::workload::import::sql::lexer), never parsed into a tree):
 //! what it cannot place it leaves out, and `--check` shows what then fails. Every size is
 //! bounded (docs/limits.md): tables, columns per table, values kept per column, and the bytes
 //! of values kept in all.
 
-use super::infer_tokens::{comparison_at, reduce, T};
-use super::record::StatementRecord;
-use super::sql_words::kept_word;
+pub mod tokens;
+
 use crate::limits::{
     MAX_INFERRED_COLUMNS, MAX_INFERRED_TABLES, MAX_INFERRED_VALUES, MAX_INFERRED_VALUE_BYTES,
 };
+use crate::workload::import::record::StatementRecord;
+use crate::workload::import::sql::words::kept_word;
 use crate::workload::op::{Op, SqlValue};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
+use tokens::{comparison_at, reduce, T};
 
 /// One inferred column: its name (as first seen), the kinds of value seen, the values kept.
 #[derive(Debug, Default)]
@@ -96,7 +98,7 @@ impl Inference {
 
     /// Read one statement of the chosen database.
     pub fn feed(&mut self, s: &StatementRecord) {
-        if let Some((kind, name)) = super::sqltext::created_object(&s.sql) {
+        if let Some((kind, name)) = crate::workload::import::sql::sqltext::created_object(&s.sql) {
             if kind == "table" {
                 self.tables.remove(&name);
                 self.created.insert(name);
@@ -108,7 +110,7 @@ impl Inference {
             .as_deref()
             .unwrap_or_default()
             .iter()
-            .map(super::convert::value)
+            .map(crate::workload::import::convert::value)
             .collect();
         let toks = reduce(&s.sql, &args);
         self.statement(&toks);
@@ -468,7 +470,8 @@ impl Inference {
                     .collect();
                 ops.push(if inline {
                     Op::Sql {
-                        sql: super::sqltext::inline_args(&insert, &args).unwrap_or_default(),
+                        sql: crate::workload::import::sql::sqltext::inline_args(&insert, &args)
+                            .unwrap_or_default(),
                     }
                 } else {
                     Op::SqlArgs {
@@ -510,5 +513,4 @@ fn affinity(kinds: u8) -> &'static str {
 }
 
 #[cfg(test)]
-#[path = "infer_tests.rs"]
 mod tests;
