@@ -13,9 +13,9 @@
 mod common;
 
 use pocketbench::engine;
-use pocketbench::run::{connections, order};
 use pocketbench::run::replay::SampleSink;
 use pocketbench::run::sample::OpSample;
+use pocketbench::run::{connections, order};
 use pocketbench::stats::LatencyHistogram;
 use pocketbench::workload::model::DataModel;
 use pocketbench::workload::op::{Op, Recorded, SqlValue, TimedOp};
@@ -86,7 +86,7 @@ fn main() {
     }
     w.finish().expect("trace");
     pocketbench::platform::clock::set_timer_slack(1);
-    let plan = order::Plan::of(&path).expect("plan");
+    let plan = order::Plan::of(&path, false).expect("plan");
     for (name, plan) in [("time", None), ("recorded", Some(&plan))] {
         let mut reader = TraceReader::open(&path).expect("trace");
         let open = || engine::open("null", &[], dir.path());

@@ -10,6 +10,8 @@
 //!   "database is locked" (three writers with different transaction styles, a reader, foreign
 //!   keys left off with a dangling reference written), where only the app's order across
 //!   connections (`run --order recorded`, the default) gives the app's keys;
+//! - the same program with Android's default rollback journal (`TRUNCATE`), where a
+//!   transaction that only reads holds its lock to its end;
 //! - a Python program whose second connection gets SQLITE_BUSY and retries: the capture marks
 //!   the refused attempt failed (status 5) and the import leaves it out, so the replay writes
 //!   two rows, as the app did, not three.
@@ -165,6 +167,23 @@ fn five_connections_in_wal_with_retries_replay_to_the_apps_keys() {
     let m = replay(&sb, "merged", &merged);
     assert_eq!(m["errors"], 0, "{}", m["first_error"]);
     assert_eq!(m["ops"], imported["run_ops"]);
+}
+
+#[test]
+fn five_connections_with_a_rollback_journal_replay_to_the_apps_keys() {
+    let sb = Sandbox::new();
+    let app = sb.path("app.db");
+    let program = common::fixture("apps/five_connections.py");
+    let args = [PYTHON, arg(&program), arg(&app), "40", "TRUNCATE"];
+    let log = capture(&sb, &args, None);
+    let imported = import(&sb, &log);
+    let options = as_the_app_ran(&imported);
+    assert_eq!(
+        options,
+        ["-o", "busy_timeout=20", "-o", "journal_mode=truncate"],
+        "{imported}"
+    );
+    replays_to_the_apps_database(&sb, &app, &options);
 }
 
 #[test]
