@@ -8,6 +8,7 @@ use super::{schema, source, LogRecord};
 use crate::error::{Error, Result, ResultExt};
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
+use crate::workload::trace::reader::check_op;
 use crate::workload::trace::{
     ImportInfo, TraceHeader, TraceItem, TraceReader, TraceWriter, VERSION_1, VERSION_2,
 };
@@ -103,14 +104,14 @@ pub fn import_all<C: StatementCheck + ?Sized>(
 ) -> Result<Vec<ImportReport>> {
     let fe = source::choose(&req.input, &req.format)?;
     let mut survey = super::convert::Survey::default();
-    source::read(&req.input, fe, &mut |mut r| {
+    let counts = source::read(&req.input, fe, &mut |mut r| {
         if let Some(a) = &req.anonymize {
             a.apply(&mut r);
         }
         survey.add(&r)
     })?;
     if survey.statements.values().all(|n| *n == 0) {
-        return Err(source::nothing_importable(&req.input));
+        return Err(source::nothing_read(&req.input, fe, &counts));
     }
     std::fs::create_dir_all(dir)
         .input_err(format!("--all-dbs {}: cannot create", dir.display()))?;
@@ -178,9 +179,9 @@ pub fn import<C: StatementCheck + ?Sized>(
     };
     let fe = source::choose(&req.input, &req.format)?;
     let mut survey = super::convert::Survey::default();
-    source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?;
+    let counts = source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?;
     if survey.statements.values().all(|n| *n == 0) {
-        return Err(source::nothing_importable(&req.input));
+        return Err(source::nothing_read(&req.input, fe, &counts));
     }
     let db = survey.choose(req.db.as_deref())?;
     let (load, schema_kind) = if let Some(f) = &req.schema_file {
@@ -251,7 +252,9 @@ pub fn import<C: StatementCheck + ?Sized>(
             ..Default::default()
         }),
     };
-    let mut writer = TraceWriter::create(&work, &header, VERSION_2)?;
+    // The work file is internal: an error about it is told of the output.
+    let told = |e: Error| about_output(e, &work, &req.output);
+    let mut writer = TraceWriter::create(&work, &header, VERSION_2).map_err(told)?;
     let mut check = check.filter(|_| req.check).map(|db| Check {
         db,
         failing: HashSet::new(),
@@ -259,12 +262,17 @@ pub fn import<C: StatementCheck + ?Sized>(
         failed: 0,
     });
     let mut load_ops = 0u64;
+    let mut load_dropped = BTreeMap::<String, u64>::new();
     let mut load_op = |op: Op| -> Result<()> {
+        if let Err(why) = check_op(&op, &DataModel::Sql) {
+            *load_dropped.entry(format!("load: {why}")).or_default() += 1;
+            return Ok(());
+        }
         if let Some(c) = check.as_mut() {
             c.run(&op, None);
         }
         load_ops += 1;
-        writer.write_load(&op)
+        writer.write_load(&op).map_err(told)
     };
     for sql in &load {
         load_op(Op::Sql { sql: sql.clone() })?;
@@ -287,16 +295,17 @@ pub fn import<C: StatementCheck + ?Sized>(
             c.run(&t.op, Some(seq));
         }
         seq += 1;
-        writer.write_run(&t)
+        writer.write_run(&t).map_err(told)
     };
     let lines = source::read(&req.input, fe, &mut |r| match anon(r) {
         LogRecord::Statement(s) if s.db.as_deref().unwrap_or("") == db => conv.feed(s, &mut emit),
         _ => Ok(()),
     })?;
     let converted = conv.finish(&mut emit)?;
-    writer.finish()?;
+    writer.finish().map_err(told)?;
 
     let mut dropped = lines.dropped.clone();
+    dropped.extend(load_dropped);
     for (k, v) in &converted.dropped {
         *dropped.entry(k.clone()).or_default() += v;
     }
@@ -310,8 +319,8 @@ pub fn import<C: StatementCheck + ?Sized>(
     };
     let mut kept = 0u64;
     let mut seq = 0u64;
-    for item in TraceReader::open(&work)? {
-        if let TraceItem::Run(t) = item? {
+    for item in TraceReader::open(&work).map_err(told)? {
+        if let TraceItem::Run(t) = item.map_err(told)? {
             kept += u64::from(keep(seq, &t));
             seq += 1;
         }
@@ -356,7 +365,7 @@ pub fn import<C: StatementCheck + ?Sized>(
     header.workload.run_ops = kept;
     header.workload.params = params(req, args);
     header.import = Some(info);
-    let totals = copy(&work, &req.output, &header, version, &keep)?;
+    let totals = copy(&work, &req.output, &header, version, &keep).map_err(told)?;
     let (check_failures, check_failed) = check.map_or((Vec::new(), 0), |c| (c.messages, c.failed));
     Ok(ImportReport {
         file: req.output.clone(),
@@ -379,6 +388,15 @@ pub fn import<C: StatementCheck + ?Sized>(
         check_failed,
         digest: totals.digest_hex(),
     })
+}
+
+/// `e`, naming `output` where it named the internal work file `work`.
+fn about_output(e: Error, work: &Path, output: &Path) -> Error {
+    let (w, o) = (work.display().to_string(), output.display().to_string());
+    match e {
+        Error::Input(m) => Error::Input(m.replace(&w, &o)),
+        Error::Failed(m) => Error::Failed(m.replace(&w, &o)),
+    }
 }
 
 fn params(req: &ImportRequest, args: &str) -> BTreeMap<String, String> {

@@ -2,8 +2,8 @@
 //! replayable trace: the rules live here once. It reads the log twice, in constant memory
 //! apart from a bounded reorder buffer: a first pass counts statements per database and keeps
 //! the chosen database's schema records; a second converts, writing a version 2 work file;
-//! [`pipeline`](super::pipeline) then copies that into the final trace (dropping what `--dangling drop`
-//! and `--drop-failing` remove, with the final header).
+//! [`pipeline`](super::pipeline) then copies that into the final trace (dropping what
+//! `--dangling drop` and `--drop-failing` remove, with the final header).
 
 use crate::error::{Error, Result};
 use crate::limits::MAX_CONNECTIONS;
@@ -11,7 +11,9 @@ use crate::workload::import::record::{blob_bytes, ArgValue, LogRecord, Statement
 use crate::workload::import::sql::sqltext::{
     created_object, inline_args, pragma_setting, txn_step, TxnStep,
 };
+use crate::workload::model::DataModel;
 use crate::workload::op::{Op, Recorded, SqlValue, TimedOp};
+use crate::workload::trace::reader::check_op;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 
 /// How arguments are written.
@@ -381,8 +383,23 @@ impl<'a> Converter<'a> {
             return Ok(());
         }
         let conn = self.connection(&s)?;
+        let dur = s.dur_ns;
+        let Some(op) = self.op(s) else {
+            self.drop("fewer arguments than parameters");
+            return Ok(());
+        };
+        // What a trace cannot hold (arguments written in can bring a NUL byte or pass the
+        // size limit) is left out here, before it counts.
+        if let Err(why) = check_op(&op, &DataModel::Sql) {
+            self.drop(why);
+            return Ok(());
+        }
+        let sql = match &op {
+            Op::Sql { sql } | Op::SqlArgs { sql, .. } => sql.as_str(),
+            _ => "",
+        };
         let seq = self.out.run_ops;
-        if let Some(why) = self.nesting(conn, &s.sql, seq) {
+        if let Some(why) = self.nesting(conn, sql, seq) {
             self.drop(why);
             return Ok(());
         }
@@ -390,11 +407,6 @@ impl<'a> Converter<'a> {
             let t = &self.txns[0];
             self.owner = (t.open || !t.savepoints.is_empty()).then_some(key);
         }
-        let dur = s.dur_ns;
-        let Some(op) = self.op(s) else {
-            self.drop("fewer arguments than parameters");
-            return Ok(());
-        };
         let base = *self.base.get_or_insert(rel - self.shift);
         let speed = self.rules.speed;
         let scale = |ns: u64| (ns as f64 / speed).round() as u64;
