@@ -13,9 +13,9 @@
 mod common;
 
 use pocketbench::engine;
-use pocketbench::run::{connections, order};
 use pocketbench::run::replay::SampleSink;
 use pocketbench::run::sample::OpSample;
+use pocketbench::run::{connections, order};
 use pocketbench::stats::LatencyHistogram;
 use pocketbench::workload::model::DataModel;
 use pocketbench::workload::op::{Op, Recorded, SqlValue, TimedOp};
