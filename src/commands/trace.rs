@@ -258,6 +258,9 @@ fn import(a: &ImportArgs) -> Result<i32> {
     if let Some(output) = &a.output {
         crate::output::target::check(output, "-o")?;
     }
+    if let Some(dir) = &a.all_dbs {
+        crate::output::folder::check(dir, "--all-dbs")?;
+    }
     let window = match &a.window {
         None => None,
         Some(w) => {

@@ -157,6 +157,7 @@ pub fn import_all<C: StatementCheck + ?Sized>(
         };
         out.push(import(&one, check.as_deref_mut())?);
     }
+    crate::output::folder::mark(dir)?;
     Ok(out)
 }
 
