@@ -1,6 +1,6 @@
 //! Waiting for Ctrl-C instead of dying of it: a command that runs "until interrupted" (`device
-//! capture` without `--duration`) holds a [`Catch`]; while it does, the first SIGINT or
-//! SIGTERM the signal handler (`platform::signals`) receives is recorded here and ends
+//! capture` without `--duration`, `capture` passing signals on to its program) holds a
+//! [`Catch`]; while it does, the first SIGINT, SIGTERM or SIGHUP the signal handler (`platform::signals`) receives is recorded here and ends
 //! [`Catch::wait`] instead of the process, so the command can put back what it changed and
 //! write its output. A second signal, or one arriving when nothing catches, ends the process
 //! as usual.
@@ -38,6 +38,7 @@ impl Catch {
             match CAUGHT.load(Ordering::SeqCst) {
                 0 => {}
                 libc::SIGINT => return Some("SIGINT"),
+                libc::SIGHUP => return Some("SIGHUP"),
                 _ => return Some("SIGTERM"),
             }
             let nap = match until {
@@ -55,6 +56,17 @@ impl Catch {
     }
 }
 
+impl Catch {
+    /// The signal caught since the last call (0 when none), catching the next one again.
+    pub fn take_caught(&self) -> libc::c_int {
+        let sig = CAUGHT.swap(0, Ordering::SeqCst);
+        if sig != 0 {
+            CATCHING.store(true, Ordering::SeqCst);
+        }
+        sig
+    }
+}
+
 impl Drop for Catch {
     fn drop(&mut self) {
         CATCHING.store(false, Ordering::SeqCst);
@@ -64,7 +76,9 @@ impl Drop for Catch {
 /// Called by the signal handler (async-signal-safe: atomics only): whether `sig` was caught
 /// (and so must not end the process).
 pub fn take(sig: libc::c_int) -> bool {
-    if !matches!(sig, libc::SIGINT | libc::SIGTERM) || !CATCHING.swap(false, Ordering::SeqCst) {
+    if !matches!(sig, libc::SIGINT | libc::SIGTERM | libc::SIGHUP)
+        || !CATCHING.swap(false, Ordering::SeqCst)
+    {
         return false;
     }
     CAUGHT.store(sig, Ordering::SeqCst);
@@ -79,11 +93,17 @@ mod tests {
     fn the_first_interrupt_is_caught_and_a_second_is_not() {
         let c = catch();
         assert_eq!(c.wait(Some(Duration::ZERO)), None);
-        assert!(!take(libc::SIGHUP));
+        assert!(!take(libc::SIGQUIT));
         assert!(take(libc::SIGINT));
         assert_eq!(c.wait(None), Some("SIGINT"));
         assert!(!take(libc::SIGTERM));
         drop(c);
         assert!(!take(libc::SIGINT));
+        let c = catch();
+        assert!(take(libc::SIGHUP));
+        assert_eq!(c.take_caught(), libc::SIGHUP);
+        assert_eq!(c.take_caught(), 0);
+        assert!(take(libc::SIGTERM), "caught again after being taken");
+        assert_eq!(c.take_caught(), libc::SIGTERM);
     }
 }

@@ -62,6 +62,10 @@ pub struct ImportReport {
     pub check_failures: Vec<String>,
     pub check_failed: u64,
     pub digest: String,
+    /// The trace's statistics, read from the finished trace before it was delivered (a
+    /// writer never reads its own output back: it may be a pipe).
+    #[serde(skip)]
+    pub stats: Option<super::stats::Stats>,
 }
 
 /// Where `--check` runs each statement: an in-memory SQLite (`engine::sqlite::session::
@@ -154,6 +158,7 @@ pub fn import_all<C: StatementCheck + ?Sized>(
         };
         out.push(import(&one, check.as_deref_mut())?);
     }
+    crate::output::folder::mark(dir)?;
     Ok(out)
 }
 
@@ -224,10 +229,13 @@ pub fn import<C: StatementCheck + ?Sized>(
         objects.insert(("table".into(), t.table.to_ascii_lowercase()));
     }
 
-    let dir = crate::limits::dir_of(&req.output);
-    let work_dir = tempfile::Builder::new()
-        .prefix(".pocketbench-import-")
-        .tempdir_in(dir)
+    // Beside the output when it is a file (so the work has room where the trace goes), else in
+    // the temporary directory; removed on every signal.
+    let dir = match crate::output::target::kind(&req.output) {
+        Ok(crate::output::target::Target::File(at)) => crate::limits::dir_of(&at).to_path_buf(),
+        _ => std::env::temp_dir(),
+    };
+    let work_dir = crate::platform::cleanup::TempDir::new(".pocketbench-import-", Some(&dir))
         .input_err(format!("-o {}: cannot write there", req.output.display()))?;
     let work = work_dir.path().join("work.pbt");
     let mut header = TraceHeader {
@@ -365,7 +373,15 @@ pub fn import<C: StatementCheck + ?Sized>(
     header.workload.run_ops = kept;
     header.workload.params = params(req, args);
     header.import = Some(info);
-    let totals = copy(&work, &req.output, &header, version, &keep).map_err(told)?;
+    let finished = work_dir.path().join("trace.pbt");
+    let told_finished = |e: Error| about_output(told(e), &finished, &req.output);
+    let totals = copy(&work, &finished, &header, version, &keep).map_err(told_finished)?;
+    let mut stats = super::stats::file::of_file(&finished, "auto").map_err(told_finished)?;
+    stats
+        .source
+        .insert("file".into(), req.output.display().to_string());
+    crate::platform::atomic_file::AtomicFile::deliver(&finished, &req.output)
+        .input_err(format!("-o {}", req.output.display()))?;
     let (check_failures, check_failed) = check.map_or((Vec::new(), 0), |c| (c.messages, c.failed));
     Ok(ImportReport {
         file: req.output.clone(),
@@ -387,6 +403,7 @@ pub fn import<C: StatementCheck + ?Sized>(
         check_failures,
         check_failed,
         digest: totals.digest_hex(),
+        stats: Some(stats),
     })
 }
 
