@@ -16,31 +16,6 @@ fn app_log() -> String {
     std::fs::read_to_string("tests/fixtures/import/logcat-threadtime-usec.txt").unwrap()
 }
 
-fn capture_json(d: &Devices, out: &str) -> serde_json::Value {
-    let out = d.pb(&[
-        "device",
-        "capture",
-        "--package",
-        APP,
-        "--duration",
-        "0s",
-        "-o",
-        out,
-        "--json",
-    ]);
-    serde_json::from_str(&out.expect_ok().stdout).unwrap()
-}
-
-/// The jsonl's records of one kind (`schema` or `statement`).
-fn records(d: &Devices, file: &str, kind: &str) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(d.path(&format!("host/{file}")))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter_map(|r| r.get(kind).cloned())
-        .collect()
-}
-
 #[test]
 fn a_debuggable_app_is_captured_and_every_property_restored() {
     let d = Devices::new();
@@ -50,7 +25,7 @@ fn a_debuggable_app_is_captured_and_every_property_restored() {
         &format!("fake.debuggable.{APP}=yes\nfake.setprop.deny=db.log.\n"),
     );
     let props_before = d.props("emu1");
-    let r = capture_json(&d, "notes.jsonl");
+    let r = d.capture("notes.jsonl");
     assert_eq!(
         r["set"],
         serde_json::json!([
@@ -93,7 +68,7 @@ fn a_debuggable_app_is_captured_and_every_property_restored() {
     assert_eq!(r["schema_via"], "run-as");
     assert_eq!(r["schema_problem"], serde_json::Value::Null);
     assert_eq!(r["log_problem"], serde_json::Value::Null);
-    let schema = records(&d, "notes.jsonl", "schema");
+    let schema = d.records("notes.jsonl", "schema");
     assert_eq!(schema.len(), 1);
     assert_eq!(schema[0]["name"], "notes");
     assert_eq!(
@@ -134,7 +109,8 @@ fn a_retail_phone_without_sqlite3_gives_the_schema_of_every_database_from_its_co
     c.execute_batch("CREATE INDEX notes_title ON notes(title); CREATE TABLE blobs(b BLOB);")
         .unwrap();
     let every: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
-    c.execute("INSERT INTO blobs VALUES (?1)", [&every]).unwrap();
+    c.execute("INSERT INTO blobs VALUES (?1)", [&every])
+        .unwrap();
     drop(c);
     std::fs::write(dbs.join("notes.db-journal"), "").unwrap();
     // `mail`: no .db, in WAL mode, its one table still only in the write-ahead log (copied
@@ -164,7 +140,7 @@ fn a_retail_phone_without_sqlite3_gives_the_schema_of_every_database_from_its_co
         .unwrap();
     assert_eq!(probe.status.code(), Some(127));
 
-    let r = capture_json(&d, "mail.jsonl");
+    let r = d.capture("mail.jsonl");
     assert_eq!(r["schema_via"], "run-as");
     assert_eq!(r["schema_problem"], serde_json::Value::Null);
     assert_eq!(
@@ -176,7 +152,7 @@ fn a_retail_phone_without_sqlite3_gives_the_schema_of_every_database_from_its_co
         "the directory and SQLite's own files are not databases"
     );
     assert_eq!(r["schema_objects"], 4);
-    let schema = records(&d, "mail.jsonl", "schema");
+    let schema = d.records("mail.jsonl", "schema");
     let names: Vec<(&str, &str)> = schema
         .iter()
         .map(|s| (s["type"].as_str().unwrap(), s["name"].as_str().unwrap()))
@@ -190,10 +166,7 @@ fn a_retail_phone_without_sqlite3_gives_the_schema_of_every_database_from_its_co
             ("table", "blobs")
         ]
     );
-    assert_eq!(
-        schema[2]["sql"],
-        "CREATE INDEX notes_title ON notes(title)"
-    );
+    assert_eq!(schema[2]["sql"], "CREATE INDEX notes_title ON notes(title)");
     assert_eq!(
         schema[0]["db"],
         format!("/data/data/{APP}/databases/mail"),
@@ -201,7 +174,9 @@ fn a_retail_phone_without_sqlite3_gives_the_schema_of_every_database_from_its_co
     );
     let log = d.adb_log();
     assert!(
-        log.contains(&format!("-s pixel exec-out run-as {APP} sh -c 'cat databases/mail' 2>/dev/null")),
+        log.contains(&format!(
+            "-s pixel exec-out run-as {APP} sh -c 'cat databases/mail' 2>/dev/null"
+        )),
         "{log}"
     );
     assert!(log.contains("'cat databases/mail-wal'"), "{log}");
@@ -223,10 +198,10 @@ fn the_log_is_streamed_so_a_capture_longer_than_the_ring_buffer_keeps_its_first_
         &app,
         &format!("fake.debuggable.{APP}=yes\nfake.logcat.ring=50\n"),
     );
-    let r = capture_json(&d, "busy.jsonl");
+    let r = d.capture("busy.jsonl");
     assert_eq!(r["lines"], 200);
     assert_eq!(r["statements"], 100);
-    let statements = records(&d, "busy.jsonl", "statement");
+    let statements = d.records("busy.jsonl", "statement");
     assert_eq!(statements.len(), 100);
     for (i, s) in [(0, &statements[0]), (99, &statements[99])] {
         assert_eq!(
@@ -245,7 +220,10 @@ fn the_log_is_streamed_so_a_capture_longer_than_the_ring_buffer_keeps_its_first_
     let dump = String::from_utf8(dump.stdout).unwrap();
     assert_eq!(dump.lines().count(), 50);
     assert!(
-        dump.lines().next().unwrap().ends_with("VALUES('note 76')\""),
+        dump.lines()
+            .next()
+            .unwrap()
+            .ends_with("VALUES('note 76')\""),
         "{dump}"
     );
     assert!(!dump.contains("'note 75'"));
@@ -274,7 +252,11 @@ fn without_run_as_or_root_the_schema_is_said_missing_and_a_bad_package_refused()
         out.stdout
     );
     assert!(out.stdout.contains("set and restored: log.tag.SQLiteStatements=VERBOSE, log.tag.SQLiteTime=VERBOSE, db.log.slow_query_threshold=0, db.log.detailed=true"), "{}", out.stdout);
-    assert!(out.stdout.contains("schema: 0 object(s) of 0 database(s)"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("schema: 0 object(s) of 0 database(s)"),
+        "{}",
+        out.stdout
+    );
 
     let bad = d.pb(&[
         "device",

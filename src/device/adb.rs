@@ -92,8 +92,7 @@ pub fn parse_devices(text: &str) -> Vec<Listed> {
 
 /// Every device adb sees.
 pub fn list() -> Reach<Vec<Listed>> {
-    let out =
-        transport::run_detached(Command::new("adb").args(["devices", "-l"]), "adb", INSTALL)?;
+    let out = transport::run_detached(Command::new("adb").args(["devices", "-l"]), "adb", INSTALL)?;
     if !out.status.success() {
         return Err(Lost(format!(
             "adb devices: {}",

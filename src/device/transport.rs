@@ -205,3 +205,18 @@ pub fn must(t: &dyn Transport, what: &str, script: &str) -> Result<String> {
     }
     Ok(sh.stdout)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::trailing_status;
+
+    #[test]
+    fn the_status_is_read_only_from_the_very_end_of_a_binary_stream() {
+        let mut file = b"SQLite format 3\0\r\n\xff@pocketbench-rc=9 not the end".to_vec();
+        assert_eq!(trailing_status(&file), None, "a marker inside the data");
+        file.extend_from_slice(b"@pocketbench-rc=0\n");
+        assert_eq!(trailing_status(&file), Some((48, 0)));
+        assert_eq!(trailing_status(b"@pocketbench-rc=127\n"), Some((0, 127)));
+        assert_eq!(trailing_status(b"cut short"), None);
+    }
+}

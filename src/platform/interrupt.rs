@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn every_interrupt_is_caught_while_held_and_none_after() {
-        let c = catch("");
+        let c = catch("caught in a test");
         assert_eq!(c.wait(Some(Duration::ZERO)), None);
         assert!(!take(libc::SIGHUP));
         assert!(!take(libc::SIGQUIT));

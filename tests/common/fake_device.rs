@@ -93,6 +93,33 @@ impl Devices {
         dir
     }
 
+    /// `device capture --package APP --duration 0s -o OUT --json` (on the only phone), its
+    /// report.
+    pub fn capture(&self, out: &str) -> serde_json::Value {
+        let out = self.pb(&[
+            "device",
+            "capture",
+            "--package",
+            APP,
+            "--duration",
+            "0s",
+            "-o",
+            out,
+            "--json",
+        ]);
+        serde_json::from_str(&out.expect_ok().stdout).unwrap()
+    }
+
+    /// The records of one kind (`schema` or `statement`) of the statement log `host/FILE`.
+    pub fn records(&self, file: &str, kind: &str) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.path(&format!("host/{file}")))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter_map(|r| r.get(kind).cloned())
+            .collect()
+    }
+
     /// The `databases/` folder of [`APP`] on phone `serial`.
     pub fn app_databases(&self, serial: &str) -> PathBuf {
         self.path(&format!("adb/{serial}/fs/data/data/{APP}/databases"))

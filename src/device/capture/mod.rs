@@ -262,7 +262,11 @@ fn set_up(
     interrupt: &Catch,
     dir: &std::path::Path,
 ) -> std::result::Result<LogStream, Stop> {
-    let go_on = || interrupt.first().map_or(Ok(()), |sig| Err(Stop::Interrupted(sig)));
+    let go_on = || {
+        interrupt
+            .first()
+            .map_or(Ok(()), |sig| Err(Stop::Interrupted(sig)))
+    };
     for (k, v) in PROPERTIES {
         go_on()?;
         let before = run(t, "getprop", &format!("getprop {k}"))?

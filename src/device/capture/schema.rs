@@ -6,9 +6,9 @@
 //! `sqlite3` binary, so nothing is asked of one. What could not be read is said, one line.
 
 use crate::device::adb::Adb;
+use crate::device::sh_quote;
 use crate::device::su::{self, Root};
 use crate::device::transport::Transport;
-use crate::device::sh_quote;
 use crate::limits::one_line;
 use crate::workload::import::SchemaRecord;
 use std::path::Path;
@@ -63,7 +63,8 @@ pub struct Listed {
 }
 
 /// Lists the app's data directory, then each regular file of `databases/` with its size.
-const LISTING: &str = "pwd && for f in databases/*; do if [ -f \"$f\" ]; then stat -c '%s %n' \"$f\"; fi; done";
+const LISTING: &str =
+    "pwd && for f in databases/*; do if [ -f \"$f\" ]; then stat -c '%s %n' \"$f\"; fi; done";
 
 /// The output of [`LISTING`]: the data directory, and each file (`SIZE databases/NAME`); lines
 /// that are not one are left out, and so are names with a control character or a `/`.
@@ -169,7 +170,7 @@ pub fn read(t: &dyn Transport, adb: &Adb, pkg: &str, dir: &Path, stop: &dyn Fn()
         let bytes = db.size + sides.iter().filter_map(|(_, n)| *n).sum::<u64>();
         if bytes > MAX_PULL_BYTES {
             found.problems.push(format!(
-                "{on_device}: {bytes} bytes, above the {MAX_PULL_BYTES} a capture copies"
+                "{on_device}: {bytes} bytes, above the {MAX_PULL_BYTES} bytes a capture copies (docs/limits.md)"
             ));
             continue;
         }
@@ -199,9 +200,7 @@ pub fn read(t: &dyn Transport, adb: &Adb, pkg: &str, dir: &Path, stop: &dyn Fn()
                         sql,
                     }));
             }
-            Err(why) => found
-                .problems
-                .push(format!("{on_device}: {why}")),
+            Err(why) => found.problems.push(format!("{on_device}: {why}")),
         }
     }
     found
@@ -216,24 +215,33 @@ fn pull(
     name: &str,
     local: &Path,
 ) -> Result<(), String> {
-    let cat = way.wrap(pkg, &format!("cat {}", sh_quote(&format!("databases/{name}"))));
+    let cat = way.wrap(
+        pkg,
+        &format!("cat {}", sh_quote(&format!("databases/{name}"))),
+    );
     match adb.exec_out(&format!("{cat} 2>/dev/null"), local) {
         Ok(0) => Ok(()),
         Err(e) => Err(e.to_string()),
         Ok(rc) => {
             // Its message, which exec-out would have mixed into the file.
-            let said = t
-                .shell(&format!("{cat} >/dev/null"))
-                .ok()
-                .and_then(|o| o.stderr.lines().map(str::trim).rfind(|l| !l.is_empty()).map(one_line));
+            let said = t.shell(&format!("{cat} >/dev/null")).ok().and_then(|o| {
+                o.stderr
+                    .lines()
+                    .map(str::trim)
+                    .rfind(|l| !l.is_empty())
+                    .map(one_line)
+            });
             Err(said.unwrap_or_else(|| format!("cat: exit status {rc}")))
         }
     }
 }
 
-/// The schema objects (type, name, CREATE statement) of the copy at `local`, in the order
+/// A schema object: its type, name and CREATE statement.
+type Object = (String, String, String);
+
+/// The schema objects of the copy at `local`, in the order
 /// SQLite created them, without SQLite's own; `None` when the file is not a SQLite database.
-fn objects(local: &Path) -> Result<Option<Vec<(String, String, String)>>, String> {
+fn objects(local: &Path) -> Result<Option<Vec<Object>>, String> {
     let mut head = [0u8; 16];
     let len = std::fs::File::open(local)
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
@@ -251,7 +259,7 @@ fn objects(local: &Path) -> Result<Option<Vec<(String, String, String)>>, String
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .and_then(|rows| {
             rows.take(crate::limits::MAX_SCHEMA_OBJECTS as usize)
-                .collect::<rusqlite::Result<Vec<(String, String, String)>>>()
+                .collect::<rusqlite::Result<Vec<Object>>>()
         })
         .map_err(|e| e.to_string())?;
     Ok(Some(
@@ -273,7 +281,15 @@ mod tests {
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
             names,
-            ["notes.db", "notes.db-journal", "mail", "mail-shm", "mail-wal", "mail-mj0A1B2C3D", "two words"]
+            [
+                "notes.db",
+                "notes.db-journal",
+                "mail",
+                "mail-shm",
+                "mail-wal",
+                "mail-mj0A1B2C3D",
+                "two words"
+            ]
         );
         assert_eq!(files[2].size, 8192);
         let dbs: Vec<&str> = names.iter().copied().filter(|n| !sidecar(n)).collect();

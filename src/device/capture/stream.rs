@@ -94,11 +94,16 @@ impl LogStream {
 
     /// Wait until marker `m` has come through the stream, `stop` says to give up, the stream
     /// ends or [`MARKER_WAIT`] passes.
-    pub fn wait_for(&mut self, m: Marker, stop: &dyn Fn() -> bool) -> std::result::Result<(), Unseen> {
+    pub fn wait_for(
+        &mut self,
+        m: Marker,
+        stop: &dyn Fn() -> bool,
+    ) -> std::result::Result<(), Unseen> {
         let give_up = Instant::now() + MARKER_WAIT;
         let seen = |s: &Self| if m == Marker::Start { s.start } else { s.end }.is_some();
         loop {
-            self.scan().map_err(|e| Unseen::Failed(format!("reading the stream: {e}")))?;
+            self.scan()
+                .map_err(|e| Unseen::Failed(format!("reading the stream: {e}")))?;
             if seen(self) {
                 return Ok(());
             }
@@ -106,8 +111,13 @@ impl LogStream {
                 return Err(Unseen::Stopped);
             }
             if let Some(why) = self.ended() {
-                self.scan().map_err(|e| Unseen::Failed(format!("reading the stream: {e}")))?;
-                return if seen(self) { Ok(()) } else { Err(Unseen::Failed(why)) };
+                self.scan()
+                    .map_err(|e| Unseen::Failed(format!("reading the stream: {e}")))?;
+                return if seen(self) {
+                    Ok(())
+                } else {
+                    Err(Unseen::Failed(why))
+                };
             }
             if Instant::now() >= give_up {
                 return Err(Unseen::Failed(format!(
@@ -126,7 +136,10 @@ impl LogStream {
         let said = String::from_utf8_lossy(&said);
         let last = said.lines().map(str::trim).rfind(|l| !l.is_empty());
         Some(match last {
-            Some(l) => format!("adb logcat ended ({status}): {}", crate::limits::one_line(l)),
+            Some(l) => format!(
+                "adb logcat ended ({status}): {}",
+                crate::limits::one_line(l)
+            ),
             None => format!("adb logcat ended ({status})"),
         })
     }

@@ -70,7 +70,6 @@ pub fn write(
     })?;
     front.finish(&mut records);
     put(&mut records)?;
-    drop(put);
     statements.flush().map_err(io(&statements_path))?;
     drop(statements);
     report.lines = lines;
