@@ -242,13 +242,14 @@ pub type Target = fn(&[u8]);
 /// Every target by name, as the fuzz script and the regression test name them.
 /// What a device prints back to `pocketbench device`: the first byte chooses the parser —
 /// `adb devices -l` output, the probe's `key=value` lines (then its description, as `device
-/// list` prints it), or a devices file (TOML) — and the rest is its text.
+/// list` prints it), a devices file (TOML), `device capture`'s listing of an app's databases,
+/// or the end of a binary `exec-out` stream with its exit status — and the rest is its text.
 pub fn device_text(data: &[u8]) {
     let Some((&which, rest)) = data.split_first() else {
         return;
     };
     let text = String::from_utf8_lossy(rest);
-    match which % 3 {
+    match which % 5 {
         0 => {
             for d in crate::device::adb::parse_devices(&text) {
                 let _ = d.problem();
@@ -258,8 +259,18 @@ pub fn device_text(data: &[u8]) {
             let info = crate::device::probe::parse(&text);
             let _ = info.describe();
         }
-        _ => {
+        2 => {
             let _ = crate::device::config::parse(&text);
+        }
+        3 => {
+            if let Some((_, files)) = crate::device::capture::parse_listing(&text) {
+                for f in files {
+                    let _ = crate::device::capture::sidecar(&f.name);
+                }
+            }
+        }
+        _ => {
+            let _ = crate::device::transport::trailing_status(rest);
         }
     }
 }
