@@ -20,7 +20,8 @@ fn temp_file(suffix: &str, data: &[u8]) -> Option<tempfile::NamedTempFile> {
     Some(f)
 }
 
-/// A trace file: open, check its header, and read every record.
+/// A trace file: open, check its header, read every record, and plan its replay in the app's
+/// order across connections (`run --order recorded`) under both journal kinds.
 pub fn trace_reader(data: &[u8]) {
     let Some(f) = temp_file(".pbt", data) else {
         return;
@@ -28,8 +29,11 @@ pub fn trace_reader(data: &[u8]) {
     if let Ok(reader) = crate::workload::trace::TraceReader::open(f.path()) {
         for item in reader {
             if item.is_err() {
-                break;
+                return;
             }
+        }
+        for rollback in [false, true] {
+            let _ = crate::run::order::Plan::of(f.path(), rollback);
         }
     }
 }
