@@ -125,19 +125,26 @@ impl Detached {
 
     /// Wait for it, collecting what it printed to the pipes `cmd` set.
     pub fn output(mut self) -> std::io::Result<Output> {
-        let child = self.child.take().expect("a started tool");
-        child.wait_with_output()
+        match self.child.take() {
+            Some(child) => child.wait_with_output(),
+            None => Err(std::io::Error::other("waited for already")),
+        }
     }
-}
 
-impl Drop for Detached {
-    fn drop(&mut self) {
+    /// Kill it if it still runs, and wait for it.
+    pub fn stop(&mut self) {
         if let Some(c) = &mut self.child {
             if matches!(c.try_wait(), Ok(None)) {
                 let _ = c.kill();
             }
             let _ = c.wait();
         }
+    }
+}
+
+impl Drop for Detached {
+    fn drop(&mut self) {
+        self.stop();
         crate::platform::signals::unregister_child(self.pid);
     }
 }
