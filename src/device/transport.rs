@@ -23,6 +23,22 @@ pub struct Shell {
     pub rc: i32,
 }
 
+impl Shell {
+    /// What the script said last: its last non-empty line of stderr (else of stdout), made
+    /// one line; its exit status when it said nothing.
+    pub fn said(&self) -> String {
+        let last = |t: &str| {
+            t.lines()
+                .map(str::trim)
+                .rfind(|l| !l.is_empty())
+                .map(limits::one_line)
+        };
+        last(&self.stderr)
+            .or_else(|| last(&self.stdout))
+            .unwrap_or_else(|| format!("exit status {}", self.rc))
+    }
+}
+
 /// A connection failure: the device could not be reached or the tool failed before the script
 /// ran. Carries the message to show.
 #[derive(Debug)]

@@ -113,8 +113,7 @@ pub fn read(t: &dyn Transport, adb: &Adb, pkg: &str, dir: &Path, stop: &dyn Fn()
         match t.shell(&way.wrap(pkg, LISTING)) {
             Err(lost) => refused.push(lost.0),
             Ok(out) if out.rc != 0 => {
-                let why = out.stderr.lines().map(str::trim).rfind(|l| !l.is_empty());
-                let why = why.map_or_else(|| format!("exit status {}", out.rc), one_line);
+                let why = out.said();
                 // run-as names itself.
                 refused.push(if why.starts_with(&format!("{}:", way.name())) {
                     why
@@ -229,14 +228,8 @@ fn pull(
         Err(e) => Err(e.to_string()),
         Ok(rc) => {
             // Its message, which exec-out would have mixed into the file.
-            let said = t.shell(&format!("{cat} >/dev/null")).ok().and_then(|o| {
-                o.stderr
-                    .lines()
-                    .map(str::trim)
-                    .rfind(|l| !l.is_empty())
-                    .map(one_line)
-            });
-            Err(said.unwrap_or_else(|| format!("cat: exit status {rc}")))
+            let said = t.shell(&format!("{cat} >/dev/null")).map(|o| o.said());
+            Err(said.unwrap_or_else(|_| format!("cat: exit status {rc}")))
         }
     }
 }
