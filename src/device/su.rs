@@ -52,16 +52,7 @@ pub fn detect(t: &dyn Transport) -> Result<Root, String> {
         if root == Root::Shell {
             continue;
         }
-        let why = out
-            .stderr
-            .lines()
-            .chain(out.stdout.lines())
-            .map(str::trim)
-            .rfind(|l| !l.is_empty())
-            .map_or_else(
-                || format!("exit status {}", out.rc),
-                crate::limits::one_line,
-            );
+        let why = out.said();
         said.push(format!("{}: {why}", root.form()));
     }
     // The same refusal from both forms (`su` missing) is said once.

@@ -23,6 +23,22 @@ pub struct Shell {
     pub rc: i32,
 }
 
+impl Shell {
+    /// What the script said last: its last non-empty line of stderr (else of stdout), made
+    /// one line; its exit status when it said nothing.
+    pub fn said(&self) -> String {
+        let last = |t: &str| {
+            t.lines()
+                .map(str::trim)
+                .rfind(|l| !l.is_empty())
+                .map(limits::one_line)
+        };
+        last(&self.stderr)
+            .or_else(|| last(&self.stdout))
+            .unwrap_or_else(|| format!("exit status {}", self.rc))
+    }
+}
+
 /// A connection failure: the device could not be reached or the tool failed before the script
 /// ran. Carries the message to show.
 #[derive(Debug)]
@@ -125,19 +141,26 @@ impl Detached {
 
     /// Wait for it, collecting what it printed to the pipes `cmd` set.
     pub fn output(mut self) -> std::io::Result<Output> {
-        let child = self.child.take().expect("a started tool");
-        child.wait_with_output()
+        match self.child.take() {
+            Some(child) => child.wait_with_output(),
+            None => Err(std::io::Error::other("waited for already")),
+        }
     }
-}
 
-impl Drop for Detached {
-    fn drop(&mut self) {
+    /// Kill it if it still runs, and wait for it.
+    pub fn stop(&mut self) {
         if let Some(c) = &mut self.child {
             if matches!(c.try_wait(), Ok(None)) {
                 let _ = c.kill();
             }
             let _ = c.wait();
         }
+    }
+}
+
+impl Drop for Detached {
+    fn drop(&mut self) {
+        self.stop();
         crate::platform::signals::unregister_child(self.pid);
     }
 }

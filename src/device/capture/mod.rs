@@ -239,6 +239,7 @@ pub fn capture(t: &dyn Transport, req: &CaptureRequest) -> Result<CaptureReport>
             )),
         },
     };
+    stream.stop();
     let after = interrupt.count();
     let found = schema::read(t, adb, pkg, tmp.path(), &|| interrupt.count() > after);
     report.schema_via = found.via.clone();
@@ -248,7 +249,6 @@ pub fn capture(t: &dyn Transport, req: &CaptureRequest) -> Result<CaptureReport>
         report.schema_problem = Some(found.problems.join("; "));
     }
     write::write(req, &stream, &found.schema, tmp.path(), &mut report)?;
-    drop(stream);
     drop(interrupt);
     Ok(report)
 }

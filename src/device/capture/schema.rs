@@ -108,14 +108,12 @@ pub fn sidecar(name: &str) -> bool {
 pub fn read(t: &dyn Transport, adb: &Adb, pkg: &str, dir: &Path, stop: &dyn Fn() -> bool) -> Found {
     let mut found = Found::default();
     let mut refused = Vec::new();
-    let mut ways = vec![Way::RunAs];
-    let mut listing = None;
-    while let Some(way) = ways.pop() {
+    let mut way = Way::RunAs;
+    let listing = loop {
         match t.shell(&way.wrap(pkg, LISTING)) {
             Err(lost) => refused.push(lost.0),
             Ok(out) if out.rc != 0 => {
-                let why = out.stderr.lines().map(str::trim).rfind(|l| !l.is_empty());
-                let why = why.map_or_else(|| format!("exit status {}", out.rc), one_line);
+                let why = out.said();
                 // run-as names itself.
                 refused.push(if why.starts_with(&format!("{}:", way.name())) {
                     why
@@ -123,18 +121,19 @@ pub fn read(t: &dyn Transport, adb: &Adb, pkg: &str, dir: &Path, stop: &dyn Fn()
                     format!("{}: {why}", way.name())
                 });
             }
-            Ok(out) => {
-                listing = parse_listing(&out.stdout).map(|l| (way, l));
-                break;
+            Ok(out) => break parse_listing(&out.stdout).map(|l| (way, l)),
+        }
+        if way != Way::RunAs {
+            break None;
+        }
+        match su::detect(t) {
+            Ok(root) => way = Way::Root(root),
+            Err(why) => {
+                refused.push(why);
+                break None;
             }
         }
-        if way == Way::RunAs {
-            match su::detect(t) {
-                Ok(root) => ways.push(Way::Root(root)),
-                Err(why) => refused.push(why),
-            }
-        }
-    }
+    };
     let Some((way, (home, files))) = listing else {
         found.problems.push(if refused.is_empty() {
             "the app's data directory could not be listed".into()
@@ -146,11 +145,6 @@ pub fn read(t: &dyn Transport, adb: &Adb, pkg: &str, dir: &Path, stop: &dyn Fn()
     found.via = Some(way.name().to_string());
     let size_of = |n: &str| files.iter().find(|f| f.name == n).map(|f| f.size);
     let databases: Vec<&Listed> = files.iter().filter(|f| !sidecar(&f.name)).collect();
-    if databases.is_empty() {
-        found
-            .problems
-            .push(format!("{home}/databases holds no database"));
-    }
     for (i, db) in databases.iter().enumerate() {
         let on_device = format!("{home}/databases/{}", db.name);
         if i == MAX_DATABASES {
@@ -187,6 +181,11 @@ pub fn read(t: &dyn Transport, adb: &Adb, pkg: &str, dir: &Path, stop: &dyn Fn()
                 })
         });
         let objects = copied.and_then(|()| objects(&local));
+        for s in ["", "-wal", "-journal", "-shm"] {
+            let mut f = local.clone().into_os_string();
+            f.push(s);
+            let _ = std::fs::remove_file(f);
+        }
         match objects {
             Ok(None) => {}
             Ok(Some(objects)) => {
@@ -202,6 +201,11 @@ pub fn read(t: &dyn Transport, adb: &Adb, pkg: &str, dir: &Path, stop: &dyn Fn()
             }
             Err(why) => found.problems.push(format!("{on_device}: {why}")),
         }
+    }
+    if found.databases.is_empty() && found.problems.is_empty() {
+        found
+            .problems
+            .push(format!("{home}/databases holds no SQLite database"));
     }
     found
 }
@@ -224,14 +228,8 @@ fn pull(
         Err(e) => Err(e.to_string()),
         Ok(rc) => {
             // Its message, which exec-out would have mixed into the file.
-            let said = t.shell(&format!("{cat} >/dev/null")).ok().and_then(|o| {
-                o.stderr
-                    .lines()
-                    .map(str::trim)
-                    .rfind(|l| !l.is_empty())
-                    .map(one_line)
-            });
-            Err(said.unwrap_or_else(|| format!("cat: exit status {rc}")))
+            let said = t.shell(&format!("{cat} >/dev/null")).map(|o| o.said());
+            Err(said.unwrap_or_else(|_| format!("cat: exit status {rc}")))
         }
     }
 }

@@ -129,6 +129,11 @@ impl LogStream {
         }
     }
 
+    /// Stop streaming (what came is kept).
+    pub fn stop(&mut self) {
+        self.child.stop();
+    }
+
     /// Why the stream has ended, when it has: `adb logcat` exited, with its last message.
     pub fn ended(&mut self) -> Option<String> {
         let status = self.child.ended()?;
