@@ -156,9 +156,10 @@ pub fn login_form(data: &[u8]) {
 }
 
 /// A log fed through the import front end `format` (as `trace import` reads it), each
-/// statement fingerprinted as `trace stats` does and read by `--infer-schema`'s inference;
-/// then auto-detection over the same lines.
+/// statement fingerprinted as `trace stats` does and read by `--infer-schema`'s inference,
+/// and each record anonymised with every part; then auto-detection over the same lines.
 fn import_log(format: &str, data: &[u8]) {
+    use crate::workload::import::anonymize::{Anonymizer, Scope};
     use crate::workload::import::{infer, source, sql::lexer, LogRecord};
     let Some(f) = temp_file(".log", data) else {
         return;
@@ -167,11 +168,19 @@ fn import_log(format: &str, data: &[u8]) {
         return;
     };
     let mut inference = infer::Inference::new(&Default::default());
-    let _ = source::read(f.path(), fe, &mut |r| {
-        if let LogRecord::Statement(s) = r {
+    let scope = Scope {
+        literals: true,
+        integers: true,
+        identifiers: true,
+        paths: true,
+    };
+    let anonymizer = Anonymizer::new("fuzz", scope);
+    let _ = source::read(f.path(), fe, &mut |mut r| {
+        if let LogRecord::Statement(s) = &r {
             let _ = lexer::fingerprint(&s.sql);
-            inference.feed(&s);
+            inference.feed(s);
         }
+        anonymizer.apply(&mut r);
         Ok(())
     });
     let _ = inference.finish(false);

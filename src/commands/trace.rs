@@ -127,7 +127,8 @@ pub struct ImportArgs {
     #[arg(long, requires = "check")]
     drop_failing: bool,
     /// Replace values by keyed hashes keeping equality, length and type:
-    /// `literals[,identifiers,paths]` (see docs/import.md).
+    /// `literals[,integers,identifiers,paths]`; integers, the schema's literals and PRAGMAs
+    /// are kept unless `integers` is named (see docs/import.md).
     #[arg(long, value_name = "PARTS", requires = "salt")]
     anonymize: Option<String>,
     /// The key of --anonymize (never stored; the same salt maps the same values alike).

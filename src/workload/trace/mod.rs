@@ -80,7 +80,8 @@ pub struct ImportInfo {
     /// Statements left out and why.
     #[serde(default)]
     pub dropped: BTreeMap<String, u64>,
-    /// What was anonymised (`literals`, `identifiers`, `paths`); empty when nothing was.
+    /// What was anonymised (`literals`, `integers`, `identifiers`, `paths`); empty when nothing
+    /// was.
     #[serde(default)]
     pub anonymized: Vec<String>,
 }

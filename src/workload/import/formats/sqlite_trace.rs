@@ -75,6 +75,9 @@ pub struct SqliteTrace {
     /// The statement last printed when it started, held for the profile line that completes
     /// it (and to know the sub-programs printed with its SQL).
     held: Option<StatementRecord>,
+    /// The held statement's SQL printed again before its profile line or the next statement
+    /// showed whether these were foreign-key actions or the app's own repeats.
+    repeats: u64,
     /// A profile line was seen: statement lines are paired with profile lines.
     profiled: bool,
     /// Foreign keys on, as the trace's last `PRAGMA foreign_keys` left them.
@@ -95,8 +98,12 @@ impl SqliteTrace {
         }
     }
 
+    /// The held statement is over: emit it, and its repeats as the app's own statements.
     fn release(&mut self, out: &mut Vec<LogRecord>) {
         if let Some(r) = self.held.take() {
+            for _ in 0..std::mem::take(&mut self.repeats) {
+                out.push(LogRecord::Statement(r.clone()));
+            }
             out.push(LogRecord::Statement(r));
         }
     }
@@ -122,6 +129,10 @@ impl SqliteTrace {
                     if let Some(h) = self.held.as_mut() {
                         h.dur_ns = Some(ns);
                     }
+                    // Printed again before it ended: its foreign-key actions.
+                    for _ in 0..std::mem::take(&mut self.repeats) {
+                        self.late_drop(FK_ACTION);
+                    }
                     self.release(out);
                     return LineOutcome::Recognised;
                 }
@@ -134,11 +145,15 @@ impl SqliteTrace {
                 }));
             }
             None => {
-                if same_as_held
-                    && (self.profiled
-                        || (self.foreign_keys && WRITES.contains(&lexer::verb(sql).as_str())))
-                {
-                    return LineOutcome::Dropped(FK_ACTION);
+                if same_as_held {
+                    if self.profiled
+                        || (self.foreign_keys && WRITES.contains(&lexer::verb(sql).as_str()))
+                    {
+                        return LineOutcome::Dropped(FK_ACTION);
+                    }
+                    // Before any profile line: a profile line for it will tell.
+                    self.repeats += 1;
+                    return LineOutcome::Recognised;
                 }
                 self.release(out);
                 self.held = Some(StatementRecord {
@@ -212,5 +227,103 @@ impl LogFormat for SqliteTrace {
 
     fn late_drops(&self) -> &[(&'static str, u64)] {
         &self.late_drops
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The statements (SQL, duration) a trace's lines give, and how many were dropped why.
+    type Dropped = std::collections::BTreeMap<&'static str, u64>;
+    fn read(lines: &[&str]) -> (Vec<(String, Option<u64>)>, Dropped) {
+        let mut f = SqliteTrace::new();
+        let (mut out, mut dropped) = (Vec::new(), Dropped::new());
+        for l in lines {
+            if let LineOutcome::Dropped(why) = f.feed(l, &mut out) {
+                *dropped.entry(why).or_default() += 1;
+            }
+        }
+        f.finish(&mut out);
+        for (why, n) in f.late_drops() {
+            *dropped.entry(why).or_default() += n;
+        }
+        let s = out
+            .into_iter()
+            .filter_map(|r| match r {
+                LogRecord::Statement(s) => Some((s.sql, s.dur_ns)),
+                LogRecord::Schema(_) => None,
+            })
+            .collect();
+        (s, dropped)
+    }
+
+    const TRIGGER: [&str; 4] = [
+        "CREATE TRIGGER t AFTER DELETE ON a",
+        "BEGIN",
+        "  INSERT INTO log VALUES (old.id);",
+        "END;",
+    ];
+
+    #[test]
+    fn a_trigger_written_over_lines_is_one_statement() {
+        let (s, dropped) = read(&TRIGGER);
+        assert_eq!(
+            s,
+            [(TRIGGER.join("\n").trim_end_matches(';').to_string(), None)]
+        );
+        assert!(dropped.is_empty());
+        let mut profiled = TRIGGER;
+        profiled[3] = "END; -- 2000 ns";
+        let (s, _) = read(&profiled);
+        assert_eq!(s[0].1, Some(2000));
+        assert!(s[0].0.ends_with("old.id);\nEND"));
+    }
+
+    #[test]
+    fn stmt_and_profile_lines_pair_across_trigger_lines_and_fk_actions() {
+        let lines = [
+            "DELETE FROM a WHERE id = 1;",
+            "-- TRIGGER t;",
+            "-- INSERT INTO log VALUES (old.id);",
+            "DELETE FROM a WHERE id = 1;",
+            "-- TRIGGER t;",
+            "DELETE FROM a WHERE id = 1; -- 500 ns",
+            "SELECT 1;",
+            "SELECT 1; -- 0 ns",
+        ];
+        let (s, dropped) = read(&lines);
+        assert_eq!(
+            s,
+            [
+                ("DELETE FROM a WHERE id = 1".to_string(), Some(500)),
+                ("SELECT 1".to_string(), Some(0))
+            ]
+        );
+        // The first DELETE is printed again before any profile line was seen: its profile
+        // line shows the second print was its foreign-key action.
+        assert_eq!(dropped, Dropped::from([(TRIGGER_LINE, 3), (FK_ACTION, 1)]));
+    }
+
+    #[test]
+    fn a_plain_trace_takes_a_repeated_write_for_an_fk_action_only_with_foreign_keys_on() {
+        let twice = ["DELETE FROM a WHERE id = 1;", "DELETE FROM a WHERE id = 1;"];
+        let (s, _) = read(&twice);
+        assert_eq!(s.len(), 2, "foreign keys off: both are the app's");
+        let mut on = vec!["PRAGMA foreign_keys = on;"];
+        on.extend(twice);
+        on.extend(["SELECT 1;", "SELECT 1;"]);
+        let (s, dropped) = read(&on);
+        let sql: Vec<&str> = s.iter().map(|(q, _)| q.as_str()).collect();
+        assert_eq!(
+            sql,
+            [
+                "PRAGMA foreign_keys = on",
+                "DELETE FROM a WHERE id = 1",
+                "SELECT 1",
+                "SELECT 1"
+            ]
+        );
+        assert_eq!(dropped, Dropped::from([(FK_ACTION, 1)]));
     }
 }
