@@ -8,7 +8,8 @@
 //! busy machine. The page cache is warmed by the reference before the import runs.
 //!
 //! Run: `cargo bench --bench import [-- LINES... [jsonl|jsonl-short|logcat]...]`
-//! (`POCKETBENCH_BIN=path` times another build of the command).
+//! (`POCKETBENCH_BIN=path` times another build of the command, `POCKETBENCH_BENCH_LOGS=DIR`
+//! keeps the generated logs there).
 
 mod gen;
 
@@ -71,6 +72,8 @@ fn main() {
     let exe = std::env::var_os("POCKETBENCH_BIN")
         .unwrap_or_else(|| env!("CARGO_BIN_EXE_pocketbench").into());
     let dir = tempfile::tempdir().expect("temporary directory");
+    // POCKETBENCH_BENCH_LOGS=DIR: the generated logs are kept there (to profile the import).
+    let keep = std::env::var_os("POCKETBENCH_BENCH_LOGS").map(std::path::PathBuf::from);
     println!(
         "{:<12} {:>9} {:>6} {:>8} {:>8} {:>10} {:>10} {:>8} | {:>8} {:>10} {:>7}",
         "format",
@@ -87,7 +90,10 @@ fn main() {
     );
     for &lines in &counts {
         for &format in &formats {
-            let log = dir.path().join(format!("{format}-{lines}.log"));
+            let log = keep
+                .as_deref()
+                .unwrap_or(dir.path())
+                .join(format!("{format}-{lines}.log"));
             let g = match format {
                 "jsonl" => gen::jsonl(&log, lines, false),
                 "jsonl-short" => gen::jsonl(&log, lines, true),
@@ -131,7 +137,9 @@ fn main() {
                 g.lines as f64 / reference.wall,
                 import.wall / reference.wall
             );
-            let _ = std::fs::remove_file(&log);
+            if keep.is_none() {
+                let _ = std::fs::remove_file(&log);
+            }
         }
     }
 }

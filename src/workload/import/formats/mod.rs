@@ -6,6 +6,7 @@
 
 pub mod dumpsys;
 pub mod jsonl;
+pub mod jsonl_scan;
 pub mod logcat;
 pub mod logcat_line;
 pub mod phonelab;

@@ -258,7 +258,12 @@ impl Collector {
         }
         self.arrival(e.start_ns, dur);
         self.transaction(&e, dur);
-        *self.conns.entry(e.conn.to_string()).or_default() += 1;
+        match self.conns.get_mut(e.conn) {
+            Some(n) => *n += 1,
+            None => {
+                self.conns.insert(e.conn.to_string(), 1);
+            }
+        }
     }
 
     fn arrival(&mut self, start: u64, dur: u64) {
@@ -303,7 +308,12 @@ impl Collector {
 
     fn transaction(&mut self, e: &Event, dur: u64) {
         let step = txn_step(e.sql);
-        let t = self.txns.entry(e.conn.to_string()).or_default();
+        if !self.txns.contains_key(e.conn) {
+            self.txns.insert(e.conn.to_string(), Txn::default());
+        }
+        let Some(t) = self.txns.get_mut(e.conn) else {
+            return;
+        };
         if t.depth > 0 {
             t.statements += 1;
         }
