@@ -294,7 +294,7 @@ pub fn import<C: StatementCheck + ?Sized>(
         _ => Ok(()),
     })?;
     let converted = conv.finish(&mut emit)?;
-    writer.finish()?;
+    let written = writer.finish()?;
 
     let mut dropped = lines.dropped.clone();
     for (k, v) in &converted.dropped {
@@ -308,12 +308,16 @@ pub fn import<C: StatementCheck + ?Sized>(
         let conn = t.recorded.map_or(0, |r| r.conn);
         !failing.contains(&seq) && converted.dangling.get(&conn).is_none_or(|from| seq < *from)
     };
-    let mut kept = 0u64;
-    let mut seq = 0u64;
-    for item in TraceReader::open(&work)? {
-        if let TraceItem::Run(t) = item? {
-            kept += u64::from(keep(seq, &t));
-            seq += 1;
+    // Only what `--dangling drop` and `--drop-failing` name is left out; else all is kept.
+    let keeps_all = failing.is_empty() && converted.dangling.is_empty();
+    let (mut kept, mut seq) = (written.run_ops, written.run_ops);
+    if !keeps_all {
+        (kept, seq) = (0, 0);
+        for item in TraceReader::open(&work)? {
+            if let TraceItem::Run(t) = item? {
+                kept += u64::from(keep(seq, &t));
+                seq += 1;
+            }
         }
     }
     for (why, n) in [
@@ -356,7 +360,15 @@ pub fn import<C: StatementCheck + ?Sized>(
     header.workload.run_ops = kept;
     header.workload.params = params(req, args);
     header.import = Some(info);
-    let totals = copy(&work, &req.output, &header, version, &keep)?;
+    let totals = if keeps_all && version == VERSION_2 {
+        // The work file's records are the final ones (the same delays: each is the idle time
+        // to the next, as the copy would compute it), so its blocks are copied as they are.
+        let mut w = TraceWriter::create(&req.output, &header, version)?;
+        w.append_blocks(TraceReader::open(&work)?)?;
+        w.finish()?
+    } else {
+        copy(&work, &req.output, &header, version, &keep)?
+    };
     let (check_failures, check_failed) = check.map_or((Vec::new(), 0), |c| (c.messages, c.failed));
     Ok(ImportReport {
         file: req.output.clone(),

@@ -14,6 +14,9 @@ use crate::workload::import::sql::sqltext::{
 use crate::workload::op::{Op, Recorded, SqlValue, TimedOp};
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 
+/// The conversion's per-statement maps (by connection): a fast hasher, no order depends on it.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// How arguments are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ArgsMode {
@@ -115,14 +118,14 @@ pub struct Converter<'a> {
     prev_rel: u64,
     shift: u64,
     base: Option<u64>,
-    conns: HashMap<String, u32>,
+    conns: FastMap<String, u32>,
     /// The latest start fed per connection key.
-    conn_starts: HashMap<String, u64>,
+    conn_starts: FastMap<String, u64>,
     /// Merged: the connection (key) inside a transaction, and the statements of other
     /// connections waiting for it to end (with their count per connection).
     owner: Option<String>,
     deferred: VecDeque<StatementRecord>,
-    deferred_by: HashMap<String, u64>,
+    deferred_by: FastMap<String, u64>,
     txns: Vec<Txn>,
     pending: Option<TimedOp>,
     last_offset: u64,
@@ -142,11 +145,11 @@ impl<'a> Converter<'a> {
             prev_rel: 0,
             shift: 0,
             base: None,
-            conns: HashMap::new(),
-            conn_starts: HashMap::new(),
+            conns: FastMap::default(),
+            conn_starts: FastMap::default(),
             owner: None,
             deferred: VecDeque::new(),
-            deferred_by: HashMap::new(),
+            deferred_by: FastMap::default(),
             txns: Vec::new(),
             pending: None,
             last_offset: 0,

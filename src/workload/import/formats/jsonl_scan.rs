@@ -27,38 +27,36 @@ pub fn statement(line: &str) -> Option<StatementRecord> {
         return None;
     }
     loop {
-        let key = p.key()?;
-        let bit = 1u16 << FIELDS.iter().position(|f| *f == key)?;
-        if seen & bit != 0 {
+        let field = field(p.key()?)?;
+        if seen & (1 << field as u16) != 0 {
             return None;
         }
-        seen |= bit;
-        match key {
-            "t_ns" => {
+        seen |= 1 << field as u16;
+        match field {
+            Field::TNs => {
                 rec.t_ns = p.unsigned()?;
                 t_ns = true;
             }
-            "stamp" => {
+            Field::Stamp => {
                 rec.stamp = match p.string()?.as_str() {
                     "start" => Stamp::Start,
                     "end" => Stamp::End,
                     _ => return None,
                 }
             }
-            "dur_ns" => rec.dur_ns = p.nullable(Parser::unsigned)?,
-            "pid" => rec.pid = p.nullable(|p| u32::try_from(p.unsigned()?).ok())?,
-            "tid" => rec.tid = p.nullable(|p| u32::try_from(p.unsigned()?).ok())?,
-            "conn" => rec.conn = p.nullable(Parser::string)?,
-            "db" => rec.db = p.nullable(Parser::string)?,
-            "sql" => {
+            Field::DurNs => rec.dur_ns = p.nullable(Parser::unsigned)?,
+            Field::Pid => rec.pid = p.nullable(|p| u32::try_from(p.unsigned()?).ok())?,
+            Field::Tid => rec.tid = p.nullable(|p| u32::try_from(p.unsigned()?).ok())?,
+            Field::Conn => rec.conn = p.nullable(Parser::string)?,
+            Field::Db => rec.db = p.nullable(Parser::string)?,
+            Field::Sql => {
                 rec.sql = p.string()?;
                 sql = true;
             }
-            "expanded" => rec.expanded = p.nullable(Parser::string)?,
-            "args" => rec.args = p.nullable(Parser::args)?,
-            "rows" => rec.rows = p.nullable(Parser::unsigned)?,
-            "status" => rec.status = p.nullable(|p| i32::try_from(p.integer()?).ok())?,
-            _ => return None,
+            Field::Expanded => rec.expanded = p.nullable(Parser::string)?,
+            Field::Args => rec.args = p.nullable(Parser::args)?,
+            Field::Rows => rec.rows = p.nullable(Parser::unsigned)?,
+            Field::Status => rec.status = p.nullable(|p| i32::try_from(p.integer()?).ok())?,
         }
         match p.next()? {
             b',' => continue,
@@ -70,11 +68,41 @@ pub fn statement(line: &str) -> Option<StatementRecord> {
     (p.i == p.b.len() && t_ns && sql).then_some(rec)
 }
 
-/// The fields of [`StatementRecord`] as serde names them.
-const FIELDS: [&str; 12] = [
-    "t_ns", "stamp", "dur_ns", "pid", "tid", "conn", "db", "sql", "expanded", "args", "rows",
-    "status",
-];
+/// The fields of [`StatementRecord`].
+#[derive(Clone, Copy)]
+enum Field {
+    TNs,
+    Stamp,
+    DurNs,
+    Pid,
+    Tid,
+    Conn,
+    Db,
+    Sql,
+    Expanded,
+    Args,
+    Rows,
+    Status,
+}
+
+/// The field serde names `key`.
+fn field(key: &str) -> Option<Field> {
+    Some(match key {
+        "t_ns" => Field::TNs,
+        "stamp" => Field::Stamp,
+        "dur_ns" => Field::DurNs,
+        "pid" => Field::Pid,
+        "tid" => Field::Tid,
+        "conn" => Field::Conn,
+        "db" => Field::Db,
+        "sql" => Field::Sql,
+        "expanded" => Field::Expanded,
+        "args" => Field::Args,
+        "rows" => Field::Rows,
+        "status" => Field::Status,
+        _ => return None,
+    })
+}
 
 struct Parser<'a> {
     s: &'a str,
@@ -155,28 +183,45 @@ impl<'a> Parser<'a> {
         i64::try_from(self.unsigned()?).ok()
     }
 
-    /// A string's value: borrowed runs between escapes, the escapes decoded.
+    /// Past the plain string bytes from here (to a `"`, a `\` or a control byte), eight at
+    /// a time.
+    fn plain(&mut self) {
+        while let Some(chunk) = self.b.get(self.i..self.i + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([b'"'; 8]));
+            if special(word) {
+                break;
+            }
+            self.i += 8;
+        }
+        while self
+            .peek()
+            .is_some_and(|c| c != b'"' && c != b'\\' && c >= 0x20)
+        {
+            self.i += 1;
+        }
+    }
+
+    /// A string's value: one copy when it has no escape, else the runs between escapes and
+    /// the escapes decoded.
     fn string(&mut self) -> Option<String> {
         self.lit(b"\"")?;
-        let mut out = String::new();
+        let start = self.i;
+        self.plain();
+        if self.peek()? == b'"' {
+            self.i += 1;
+            return Some(self.s[start..self.i - 1].to_string());
+        }
+        let mut out = String::with_capacity(2 * (self.i - start) + 16);
+        out.push_str(&self.s[start..self.i]);
         loop {
-            let start = self.i;
-            while self.i + 8 <= self.b.len() {
-                let chunk = u64::from_le_bytes(self.b[self.i..self.i + 8].try_into().ok()?);
-                if special(chunk) {
-                    break;
-                }
-                self.i += 8;
-            }
-            while self.peek().is_some_and(|c| c != b'"' && c != b'\\' && c >= 0x20) {
-                self.i += 1;
-            }
-            out.push_str(&self.s[start..self.i]);
             match self.next()? {
                 b'"' => return Some(out),
                 b'\\' => out.push(self.escape()?),
                 _ => return None,
             }
+            let run = self.i;
+            self.plain();
+            out.push_str(&self.s[run..self.i]);
         }
     }
 

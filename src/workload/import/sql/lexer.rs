@@ -245,7 +245,11 @@ pub fn fingerprint(sql: &str) -> String {
         }
         match t.kind {
             Kind::Str | Kind::Blob | Kind::Number | Kind::Param => out.push('?'),
-            Kind::Word => out.extend(t.text.chars().map(|c| c.to_ascii_uppercase())),
+            Kind::Word => {
+                let from = out.len();
+                out.push_str(t.text);
+                out[from..].make_ascii_uppercase();
+            }
             _ => out.push_str(t.text),
         }
     }
