@@ -140,9 +140,10 @@ fn each_line(
         true
     };
     loop {
+        // The message is made only on an error (not once per line).
         let buf = input
             .fill_buf()
-            .input_err(format!("{}: cannot read", path.display()))?;
+            .map_err(|e| Error::input(format!("{}: cannot read: {e}", path.display())))?;
         if buf.is_empty() {
             if !carry.is_empty() || too_long {
                 line(&carry, too_long, counts);

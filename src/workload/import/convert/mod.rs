@@ -64,7 +64,9 @@ pub fn value(a: &ArgValue) -> SqlValue {
     }
 }
 
-struct Queued(u64, u64, StatementRecord);
+/// A statement waiting in the reorder buffer: its start, its place in the log, and itself
+/// (boxed, so that the heap moves a pointer and not the record).
+struct Queued(u64, u64, Box<StatementRecord>);
 impl PartialEq for Queued {
     fn eq(&self, o: &Self) -> bool {
         (self.0, self.1) == (o.0, o.1)
@@ -189,7 +191,7 @@ impl<'a> Converter<'a> {
         s.t_ns = start;
         s.stamp = crate::workload::import::record::Stamp::Start;
         self.newest = self.newest.max(start);
-        self.heap.push(Queued(start, self.fed, s));
+        self.heap.push(Queued(start, self.fed, Box::new(s)));
         self.fed += 1;
         while let Some(top) = self.heap.peek() {
             if self.heap.len() <= REORDER_MAX && top.0.saturating_add(REORDER_NS) > self.newest {
@@ -198,7 +200,7 @@ impl<'a> Converter<'a> {
             let Some(Queued(_, _, s)) = self.heap.pop() else {
                 break;
             };
-            self.convert(s, emit)?;
+            self.convert(*s, emit)?;
         }
         Ok(())
     }
@@ -206,7 +208,7 @@ impl<'a> Converter<'a> {
     /// The log ended: convert what is queued and close what is left open.
     pub fn finish(mut self, emit: &mut dyn FnMut(TimedOp) -> Result<()>) -> Result<Converted> {
         while let Some(Queued(_, _, s)) = self.heap.pop() {
-            self.convert(s, emit)?;
+            self.convert(*s, emit)?;
         }
         // Still waiting at the end, behind a transaction the log never ended.
         let waiting = self.deferred.len() as u64;
