@@ -92,8 +92,24 @@ fn blob(b: &[u8]) -> (String, String) {
 }
 
 const WORDS: &[&str] = &[
-    "meeting", "notes", "invoice", "the", "quarterly", "report", "lunch", "Friday", "travel",
-    "plans", "draft", "review", "budget", "photos", "from", "weekend", "update", "schedule",
+    "meeting",
+    "notes",
+    "invoice",
+    "the",
+    "quarterly",
+    "report",
+    "lunch",
+    "Friday",
+    "travel",
+    "plans",
+    "draft",
+    "review",
+    "budget",
+    "photos",
+    "from",
+    "weekend",
+    "update",
+    "schedule",
 ];
 
 fn words(i: u64, n: usize) -> String {
@@ -194,7 +210,12 @@ const SETUP: &[&str] = &[
 pub fn jsonl(path: &Path, lines: u64, short: bool) -> Generated {
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path).unwrap());
     let mut bytes = 0u64;
-    let conns = ["0x55d0c8a2f2a8", "0x55d0c8a31f48", "0x55d0c8a34be8", "0x55d0c8a37888"];
+    let conns = [
+        "0x55d0c8a2f2a8",
+        "0x55d0c8a31f48",
+        "0x55d0c8a34be8",
+        "0x55d0c8a37888",
+    ];
     let mut line = String::with_capacity(4096);
     let mut t = 1_732_000_000_000_000_000u64;
     for n in 0..lines {
@@ -203,7 +224,7 @@ pub fn jsonl(path: &Path, lines: u64, short: bool) -> Generated {
         } else if short {
             short_stmt(n)
         } else {
-            long_stmt(n)
+            long_stmt(n - SETUP.len() as u64)
         };
         let dur = 20_000 + (n * 7919) % 400_000;
         t += 30_000 + (n * 104_729) % 900_000;
@@ -223,7 +244,11 @@ pub fn jsonl(path: &Path, lines: u64, short: bool) -> Generated {
         if s.writes {
             let _ = write!(line, ",\"rows\":{}", 1);
         }
-        let status = if s.writes || s.args.is_empty() { 101 } else { 0 };
+        let status = if s.writes || s.args.is_empty() {
+            101
+        } else {
+            0
+        };
         let _ = writeln!(line, ",\"status\":{status}}}}}");
         bytes += line.len() as u64;
         w.write_all(line.as_bytes()).unwrap();
@@ -255,7 +280,7 @@ pub fn logcat(path: &Path, lines: u64) -> Generated {
         let (conn, s) = if (i as usize) < SETUP.len() {
             (0, stmt(SETUP[i as usize], &[], true))
         } else {
-            long_stmt(i)
+            long_stmt(i - SETUP.len() as u64)
         };
         let tid = tids[conn];
         us += 40 + (i * 104_729) % 900;

@@ -104,7 +104,8 @@ fn main() {
             let wc = || measure(Command::new("wc").arg("-l").arg(&log), &stdout);
             let _ = wc(); // warms the page cache
             let reference = wc();
-            let wc_lines: u64 = std::fs::read_to_string(&stdout).unwrap()
+            let wc_lines: u64 = std::fs::read_to_string(&stdout)
+                .unwrap()
                 .split_whitespace()
                 .next()
                 .and_then(|n| n.parse().ok())

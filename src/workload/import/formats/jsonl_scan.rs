@@ -115,7 +115,9 @@ fn special(x: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    zero(x ^ (ONES * b'"' as u64)) | zero(x ^ (ONES * b'\\' as u64)) | (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+    zero(x ^ (ONES * b'"' as u64))
+        | zero(x ^ (ONES * b'\\' as u64))
+        | (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
         != 0
 }
 
@@ -324,7 +326,10 @@ mod tests {
         let line = r#"{"statement":{"t_ns":1732000000000000000,"dur_ns":20000,"pid":31337,"tid":31338,"conn":"0x55d0","db":"/a/b.db","sql":"INSERT INTO t VALUES(?,?,?,?,?,?)","expanded":"INSERT INTO t VALUES(1,'it''s \"q\"\n\u00e9',2.5,NULL,X'00ff',-7)","args":[1,"it's \"q\"\n\u00e9 \/ \t",2.5,null,{"blob":"00ff"},-7,1e3,-0.5],"rows":1,"status":101}}"#;
         let fast = statement(line).expect("read by the fast reader");
         assert_eq!(Some(&fast), serde(line).as_ref());
-        assert_eq!(fast.args.as_ref().unwrap()[1], ArgValue::Text("it's \"q\"\né / \t".into()));
+        assert_eq!(
+            fast.args.as_ref().unwrap()[1],
+            ArgValue::Text("it's \"q\"\né / \t".into())
+        );
         assert_eq!(fast.args.as_ref().unwrap()[6], ArgValue::Real(1000.0));
         let nulls = r#"{"statement":{"t_ns":0,"stamp":"end","dur_ns":null,"pid":null,"conn":null,"sql":"","args":[],"status":-3}}"#;
         assert_eq!(statement(nulls), serde(nulls));

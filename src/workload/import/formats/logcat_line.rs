@@ -115,13 +115,19 @@ fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
 /// places: what [`parse_stamp`] reads of such a line, or `None` for it to read the line.
 fn threadtime_stamp(line: &str) -> Option<(Stamp, &str)> {
     let b = line.as_bytes();
-    if b.len() < 16 || b[2] != b'-' || b[5] != b' ' || b[8] != b':' || b[11] != b':' || b[14] != b'.'
+    if b.len() < 16
+        || b[2] != b'-'
+        || b[5] != b' '
+        || b[8] != b':'
+        || b[11] != b':'
+        || b[14] != b'.'
     {
         return None;
     }
     let two = |i: usize| {
         let (x, y) = (b[i], b[i + 1]);
-        (x.is_ascii_digit() && y.is_ascii_digit()).then(|| u64::from(x - b'0') * 10 + u64::from(y - b'0'))
+        (x.is_ascii_digit() && y.is_ascii_digit())
+            .then(|| u64::from(x - b'0') * 10 + u64::from(y - b'0'))
     };
     let (month, day, h, m, s) = (two(0)?, two(3)?, two(6)?, two(9)?, two(12)?);
     let digits = b[15..].iter().take_while(|c| c.is_ascii_digit()).count();

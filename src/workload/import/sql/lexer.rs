@@ -365,7 +365,9 @@ mod tests {
 
     #[test]
     fn ends_open_is_the_last_tokens_openness_for_every_short_text() {
-        let alphabet = ["'", "\"", "`", "[", "]", "-", "/", "*", "x", "1", "e", "\n", "a", " "];
+        let alphabet = [
+            "'", "\"", "`", "[", "]", "-", "/", "*", "x", "1", "e", "\n", "a", " ",
+        ];
         let mut texts = vec![String::new()];
         for _ in 0..5 {
             let longer: Vec<String> = texts

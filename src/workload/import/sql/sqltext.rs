@@ -77,7 +77,11 @@ fn first_word_in(sql: &str, keywords: &[&str]) -> bool {
         return false;
     };
     let quoted = matches!(t.kind, Kind::QuotedIdent | Kind::Str);
-    let w = if quoted { &t.text[1..t.text.len() - 1] } else { t.text };
+    let w = if quoted {
+        &t.text[1..t.text.len() - 1]
+    } else {
+        t.text
+    };
     // A quoted word with doubled quotes inside is none of the keywords.
     keywords.iter().any(|k| w.eq_ignore_ascii_case(k))
 }
