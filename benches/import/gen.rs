@@ -306,14 +306,14 @@ pub fn logcat(path: &Path, lines: u64) -> Generated {
             took_us / 1000,
             took_us % 1000
         );
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             let _ = writeln!(
                 block,
                 "{t1}  1000  1012 D ActivityManager: Slow operation: {} ms so far, now at startProcess: done updating battery stats",
                 i % 97
             );
         }
-        if i % 5 == 0 {
+        if i.is_multiple_of(5) {
             let _ = writeln!(
                 block,
                 "{t1}  4242  4242 I Choreographer: Skipped {} frames!  The application may be doing too much work on its main thread.",

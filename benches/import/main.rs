@@ -25,6 +25,8 @@ struct Took {
 }
 
 /// Run `cmd` to completion, its stdout into `out`, and measure it; panics if it fails.
+// The child is reaped by `wait4` (for its rusage), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn measure(cmd: &mut Command, out: &Path) -> Took {
     let file = std::fs::File::create(out).unwrap();
     let t = Instant::now();

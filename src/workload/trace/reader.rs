@@ -23,6 +23,9 @@ pub enum TraceItem {
     Run(TimedOp),
 }
 
+/// What takes each block of [`TraceReader::raw_blocks`]: its tag, record count and payload.
+pub type RawBlockSink<'a> = dyn FnMut(u8, u32, &[u8]) -> Result<()> + 'a;
+
 pub struct TraceReader {
     input: BufReader<File>,
     path: PathBuf,
@@ -121,10 +124,7 @@ impl TraceReader {
 
     /// Every load and run block as stored (tag, record count, payload), each checked against
     /// its checksum but not decoded, then the end block's totals (its digest checked).
-    pub fn raw_blocks(
-        mut self,
-        f: &mut dyn FnMut(u8, u32, &[u8]) -> Result<()>,
-    ) -> Result<TraceTotals> {
+    pub fn raw_blocks(mut self, f: &mut RawBlockSink<'_>) -> Result<TraceTotals> {
         self.raw = true;
         while self.next_block()? {
             f(self.block_tag, self.remaining_in_block, &self.block)?;
