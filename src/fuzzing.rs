@@ -209,9 +209,18 @@ pub fn import_dumpsys(data: &[u8]) {
 
 /// pocketbench's own statement log (`jsonl`), imported all the way to a trace: the parser,
 /// the conversion rules (arguments bound, then inline and merged), and the trace written.
+/// Each line the fast reader of the capture's line shape reads, it reads as serde_json does.
 pub fn import_jsonl(data: &[u8]) {
     use crate::workload::import::convert::{ArgsMode, Dangling, Rules};
+    use crate::workload::import::formats::jsonl_scan;
     use crate::workload::import::pipeline::{import, ImportRequest};
+    use crate::workload::import::LogRecord;
+    for line in String::from_utf8_lossy(data).lines() {
+        if let Some(fast) = jsonl_scan::statement(line.trim()) {
+            let slow = serde_json::from_str::<LogRecord>(line.trim()).ok();
+            assert_eq!(slow, Some(LogRecord::Statement(fast)), "{line}");
+        }
+    }
     let Some(f) = temp_file(".jsonl", data) else {
         return;
     };

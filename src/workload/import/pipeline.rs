@@ -310,7 +310,7 @@ pub fn import<C: StatementCheck + ?Sized>(
         _ => Ok(()),
     })?;
     let converted = conv.finish(&mut emit)?;
-    writer.finish().map_err(told)?;
+    let written = writer.finish().map_err(told)?;
 
     let mut dropped = lines.dropped.clone();
     dropped.extend(load_dropped);
@@ -325,12 +325,16 @@ pub fn import<C: StatementCheck + ?Sized>(
         let conn = t.recorded.map_or(0, |r| r.conn);
         !failing.contains(&seq) && converted.dangling.get(&conn).is_none_or(|from| seq < *from)
     };
-    let mut kept = 0u64;
-    let mut seq = 0u64;
-    for item in TraceReader::open(&work).map_err(told)? {
-        if let TraceItem::Run(t) = item.map_err(told)? {
-            kept += u64::from(keep(seq, &t));
-            seq += 1;
+    // Only what `--dangling drop` and `--drop-failing` name is left out; else all is kept.
+    let keeps_all = failing.is_empty() && converted.dangling.is_empty();
+    let (mut kept, mut seq) = (written.run_ops, written.run_ops);
+    if !keeps_all {
+        (kept, seq) = (0, 0);
+        for item in TraceReader::open(&work).map_err(told)? {
+            if let TraceItem::Run(t) = item.map_err(told)? {
+                kept += u64::from(keep(seq, &t));
+                seq += 1;
+            }
         }
     }
     for (why, n) in [
@@ -375,7 +379,16 @@ pub fn import<C: StatementCheck + ?Sized>(
     header.import = Some(info);
     let finished = work_dir.path().join("trace.pbt");
     let told_finished = |e: Error| about_output(told(e), &finished, &req.output);
-    let totals = copy(&work, &finished, &header, version, &keep).map_err(told_finished)?;
+    let totals = if keeps_all && version == VERSION_2 {
+        // The work file's records are the final ones (the same delays: each is the idle time
+        // to the next, as the copy would compute it), so its blocks are copied as they are.
+        let mut w = TraceWriter::create(&finished, &header, version).map_err(told_finished)?;
+        w.append_blocks(TraceReader::open(&work).map_err(told)?)
+            .map_err(told_finished)?;
+        w.finish().map_err(told_finished)?
+    } else {
+        copy(&work, &finished, &header, version, &keep).map_err(told_finished)?
+    };
     let mut stats = super::stats::file::of_file(&finished, "auto").map_err(told_finished)?;
     stats
         .source

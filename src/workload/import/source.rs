@@ -7,7 +7,7 @@ use super::{LineOutcome, LogRecord};
 use crate::error::{Error, Result, ResultExt};
 use crate::limits::{escape, MAX_LOG_LINE_BYTES};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 /// Lines auto-detection feeds each front end before choosing.
@@ -137,7 +137,8 @@ pub fn read(
 }
 
 /// Call `f` on each line (at most `limit`), without its terminator; a line longer than
-/// [`MAX_LOG_LINE_BYTES`] is dropped and counted, invalid UTF-8 is replaced.
+/// [`MAX_LOG_LINE_BYTES`] is dropped and counted, invalid UTF-8 is replaced. A line is handed
+/// on where it lies in the read buffer; only one that straddles two reads is copied.
 fn each_line(
     path: &Path,
     limit: Option<usize>,
@@ -146,39 +147,69 @@ fn each_line(
 ) -> Result<()> {
     let file = std::fs::File::open(path).input_err(format!("{}: cannot open", path.display()))?;
     let mut input = BufReader::with_capacity(1 << 20, file);
-    let mut buf = Vec::with_capacity(4096);
-    loop {
-        buf.clear();
-        let n = (&mut input)
-            .take(MAX_LOG_LINE_BYTES + 1)
-            .read_until(b'\n', &mut buf)
-            .input_err(format!("{}: cannot read", path.display()))?;
-        if n == 0 || limit.is_some_and(|l| counts.lines >= l as u64) {
-            return Ok(());
+    // The start of a line that straddles reads, and whether it already passed the limit.
+    let mut carry: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    let max = MAX_LOG_LINE_BYTES as usize;
+    let mut line = |bytes: &[u8], too_long: bool, counts: &mut LineCounts| -> bool {
+        if limit.is_some_and(|l| counts.lines >= l as u64) {
+            return false;
         }
         counts.lines += 1;
-        if buf.last() != Some(&b'\n') && n as u64 > MAX_LOG_LINE_BYTES {
-            // Skip the rest of the over-long line.
-            let mut rest = Vec::new();
-            loop {
-                rest.clear();
-                let m = (&mut input)
-                    .take(1 << 20)
-                    .read_until(b'\n', &mut rest)
-                    .input_err(format!("{}: cannot read", path.display()))?;
-                if m == 0 || rest.last() == Some(&b'\n') {
-                    break;
-                }
-            }
+        if too_long || bytes.len() > max {
             *counts
                 .dropped
                 .entry("line above the length limit".into())
                 .or_default() += 1;
-            continue;
+            return true;
         }
-        while matches!(buf.last(), Some(b'\n' | b'\r')) {
-            buf.pop();
+        let mut end = bytes.len();
+        while end > 0 && matches!(bytes[end - 1], b'\n' | b'\r') {
+            end -= 1;
         }
-        f(&String::from_utf8_lossy(&buf), counts);
+        match std::str::from_utf8(&bytes[..end]) {
+            Ok(text) => f(text, counts),
+            Err(_) => f(&String::from_utf8_lossy(&bytes[..end]), counts),
+        }
+        true
+    };
+    loop {
+        // The message is made only on an error (not once per line).
+        let buf = input
+            .fill_buf()
+            .map_err(|e| Error::input(format!("{}: cannot read: {e}", path.display())))?;
+        if buf.is_empty() {
+            if !carry.is_empty() || too_long {
+                line(&carry, too_long, counts);
+            }
+            return Ok(());
+        }
+        let (used, go_on) = match memchr::memchr(b'\n', buf) {
+            Some(at) if carry.is_empty() && !too_long => (at + 1, line(&buf[..at], false, counts)),
+            Some(at) => {
+                if !too_long {
+                    carry.extend_from_slice(&buf[..at]);
+                }
+                let go_on = line(&carry, too_long, counts);
+                carry.clear();
+                too_long = false;
+                (at + 1, go_on)
+            }
+            None => {
+                // No end of line in what was read: keep it (up to just past the limit).
+                if !too_long {
+                    carry.extend_from_slice(&buf[..buf.len().min(max + 1 - carry.len())]);
+                    if carry.len() > max {
+                        carry.clear();
+                        too_long = true;
+                    }
+                }
+                (buf.len(), true)
+            }
+        };
+        input.consume(used);
+        if !go_on {
+            return Ok(());
+        }
     }
 }

@@ -119,6 +119,41 @@ impl TraceWriter {
         self.record_added()
     }
 
+    /// Append every block of `work`, a trace of this writer's format version, as it is stored
+    /// (records not decoded and encoded again): the same records as writing each of them, in
+    /// the same blocks, under this writer's header and so its digest.
+    pub fn append_blocks(&mut self, work: super::TraceReader) -> Result<()> {
+        if work.version() != self.version {
+            return Err(Error::failed(format!(
+                "trace writer: blocks of a version {} trace appended to version {}",
+                work.version(),
+                self.version
+            )));
+        }
+        self.flush_block()?;
+        let totals = work.raw_blocks(&mut |tag, count, payload| {
+            if tag == TAG_LOAD && self.totals.run_ops > 0 {
+                return Err(Error::failed(
+                    "trace writer: load operation after run operations",
+                ));
+            }
+            let crc = crc32fast::hash(payload);
+            self.digest.add_block(tag, count, payload.len() as u32, crc);
+            self.write_frame(tag, count, payload, crc)?;
+            match tag {
+                TAG_LOAD => self.totals.load_ops += u64::from(count),
+                _ => self.totals.run_ops += u64::from(count),
+            }
+            self.block_tag = tag;
+            Ok(())
+        })?;
+        self.totals.total_delay_ns = self
+            .totals
+            .total_delay_ns
+            .saturating_add(totals.total_delay_ns);
+        Ok(())
+    }
+
     /// Flush the last block, write the end block, and move the file into place.
     pub fn finish(self) -> Result<TraceTotals> {
         self.finish_sized().map(|(totals, _)| totals)
@@ -137,7 +172,8 @@ impl TraceWriter {
         ] {
             payload.extend_from_slice(&v.to_le_bytes());
         }
-        self.write_frame(TAG_END, 0, &payload)?;
+        let crc = crc32fast::hash(&payload);
+        self.write_frame(TAG_END, 0, &payload, crc)?;
         let path = self.out.path().display().to_string();
         let bytes = self.out.written();
         self.out.commit().run_err(format!("writing trace {path}"))?;
@@ -177,15 +213,15 @@ impl TraceWriter {
         let crc = crc32fast::hash(&payload);
         self.digest
             .add_block(self.block_tag, self.block_count, payload.len() as u32, crc);
-        self.write_frame(self.block_tag, self.block_count, &payload)?;
+        self.write_frame(self.block_tag, self.block_count, &payload, crc)?;
         self.block = payload;
         self.block.clear();
         self.block_count = 0;
         Ok(())
     }
 
-    fn write_frame(&mut self, tag: u8, count: u32, payload: &[u8]) -> Result<()> {
-        let crc = crc32fast::hash(payload);
+    /// Write one block, `crc` being its payload's checksum.
+    fn write_frame(&mut self, tag: u8, count: u32, payload: &[u8], crc: u32) -> Result<()> {
         let mut frame = [0u8; 13];
         frame[0] = tag;
         frame[1..5].copy_from_slice(&count.to_le_bytes());

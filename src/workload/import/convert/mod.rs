@@ -16,6 +16,9 @@ use crate::workload::op::{Op, Recorded, SqlValue, TimedOp};
 use crate::workload::trace::reader::check_op;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 
+/// The conversion's per-statement maps (by connection): a fast hasher, no order depends on it.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// How arguments are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ArgsMode {
@@ -63,7 +66,9 @@ pub fn value(a: &ArgValue) -> SqlValue {
     }
 }
 
-struct Queued(u64, u64, StatementRecord);
+/// A statement waiting in the reorder buffer: its start, its place in the log, and itself
+/// (boxed, so that the heap moves a pointer and not the record).
+struct Queued(u64, u64, Box<StatementRecord>);
 impl PartialEq for Queued {
     fn eq(&self, o: &Self) -> bool {
         (self.0, self.1) == (o.0, o.1)
@@ -117,14 +122,14 @@ pub struct Converter<'a> {
     prev_rel: u64,
     shift: u64,
     base: Option<u64>,
-    conns: HashMap<String, u32>,
+    conns: FastMap<String, u32>,
     /// The latest start fed per connection key.
-    conn_starts: HashMap<String, u64>,
+    conn_starts: FastMap<String, u64>,
     /// Merged: the connection (key) inside a transaction, and the statements of other
     /// connections waiting for it to end (with their count per connection).
     owner: Option<String>,
     deferred: VecDeque<StatementRecord>,
-    deferred_by: HashMap<String, u64>,
+    deferred_by: FastMap<String, u64>,
     txns: Vec<Txn>,
     pending: Option<TimedOp>,
     last_offset: u64,
@@ -144,11 +149,11 @@ impl<'a> Converter<'a> {
             prev_rel: 0,
             shift: 0,
             base: None,
-            conns: HashMap::new(),
-            conn_starts: HashMap::new(),
+            conns: FastMap::default(),
+            conn_starts: FastMap::default(),
             owner: None,
             deferred: VecDeque::new(),
-            deferred_by: HashMap::new(),
+            deferred_by: FastMap::default(),
             txns: Vec::new(),
             pending: None,
             last_offset: 0,
@@ -188,7 +193,7 @@ impl<'a> Converter<'a> {
         s.t_ns = start;
         s.stamp = crate::workload::import::record::Stamp::Start;
         self.newest = self.newest.max(start);
-        self.heap.push(Queued(start, self.fed, s));
+        self.heap.push(Queued(start, self.fed, Box::new(s)));
         self.fed += 1;
         while let Some(top) = self.heap.peek() {
             if self.heap.len() <= REORDER_MAX && top.0.saturating_add(REORDER_NS) > self.newest {
@@ -197,7 +202,7 @@ impl<'a> Converter<'a> {
             let Some(Queued(_, _, s)) = self.heap.pop() else {
                 break;
             };
-            self.convert(s, emit)?;
+            self.convert(*s, emit)?;
         }
         Ok(())
     }
@@ -205,7 +210,7 @@ impl<'a> Converter<'a> {
     /// The log ended: convert what is queued and close what is left open.
     pub fn finish(mut self, emit: &mut dyn FnMut(TimedOp) -> Result<()>) -> Result<Converted> {
         while let Some(Queued(_, _, s)) = self.heap.pop() {
-            self.convert(s, emit)?;
+            self.convert(*s, emit)?;
         }
         // Still waiting at the end, behind a transaction the log never ended.
         let waiting = self.deferred.len() as u64;

@@ -20,8 +20,13 @@ impl LogFormat for Jsonl {
         if !line.starts_with('{') {
             return LineOutcome::Skipped;
         }
-        let Ok(record) = serde_json::from_str::<LogRecord>(line) else {
-            return LineOutcome::Dropped("not a statement log record");
+        // A capture's own line shape is read by hand; any other by serde_json, to the same.
+        let record = match super::jsonl_scan::statement(line) {
+            Some(s) => LogRecord::Statement(s),
+            None => match serde_json::from_str::<LogRecord>(line) {
+                Ok(r) => r,
+                Err(_) => return LineOutcome::Dropped("not a statement log record"),
+            },
         };
         if let LogRecord::Statement(s) = &record {
             if s.sql.len() as u64 > MAX_SQL_BYTES

@@ -120,8 +120,63 @@ fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
     s.parse().ok()
 }
 
+/// `MM-DD HH:MM:SS.f…` followed by a space or the end (threadtime's layout), read at its fixed
+/// places: what [`parse_stamp`] reads of such a line, or `None` for it to read the line.
+fn threadtime_stamp(line: &str) -> Option<(Stamp, &str)> {
+    let b = line.as_bytes();
+    if b.len() < 16
+        || b[2] != b'-'
+        || b[5] != b' '
+        || b[8] != b':'
+        || b[11] != b':'
+        || b[14] != b'.'
+    {
+        return None;
+    }
+    let two = |i: usize| {
+        let (x, y) = (b[i], b[i + 1]);
+        (x.is_ascii_digit() && y.is_ascii_digit())
+            .then(|| u64::from(x - b'0') * 10 + u64::from(y - b'0'))
+    };
+    let (month, day, h, m, s) = (two(0)?, two(3)?, two(6)?, two(9)?, two(12)?);
+    let digits = b[15..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let end = 15 + digits;
+    let rest = match b.get(end) {
+        None => "",
+        Some(b' ') => &line[end + 1..],
+        Some(_) => return None,
+    };
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || h > 23
+        || m > 59
+        || s > 60
+        || digits == 0
+        || digits > 9
+    {
+        return None;
+    }
+    let frac = b[15..end]
+        .iter()
+        .fold(0u64, |n, c| n * 10 + u64::from(c - b'0'));
+    let ns_of_day = ((h * 60 + m) * 60 + s) * 1_000_000_000 + frac * 10u64.pow(9 - digits as u32);
+    Some((
+        Stamp {
+            year: None,
+            month: month as u32,
+            day: day as u32,
+            ns_of_day,
+        },
+        rest,
+    ))
+}
+
 /// `[YYYY-]MM-DD HH:MM:SS.fff[fff]` at the start of `line`, and what follows it.
 fn parse_stamp(line: &str) -> Option<(Stamp, &str)> {
+    threadtime_stamp(line).or_else(|| general_stamp(line))
+}
+
+fn general_stamp(line: &str) -> Option<(Stamp, &str)> {
     let (date, rest) = line.split_once(' ')?;
     let rest = rest.trim_start_matches(' ');
     let (time, rest) = rest.split_once(' ').unwrap_or((rest, ""));
@@ -286,6 +341,34 @@ mod tests {
     use super::*;
 
     const MS: u64 = 1_000_000;
+
+    #[test]
+    fn threadtime_stamps_read_at_fixed_places_as_the_general_reading_does() {
+        for line in [
+            "05-14 10:11:12.345  1234  1256 V Tag: x",
+            "12-31 23:59:60.123456789",
+            "01-01 00:00:00.1 x",
+        ] {
+            assert!(threadtime_stamp(line).is_some(), "{line}");
+        }
+        for line in [
+            "05-14 10:11:12.345  1234  1256 V Tag: x",
+            "12-31 23:59:60.123456789",
+            "01-01 00:00:00.1 x",
+            "13-01 00:00:00.1 x",
+            "05-14 24:00:00.1 x",
+            "05-14 10:11:12.1234567890 x",
+            "05-14 10:11:12. x",
+            "05-14 10:11:12.3x y",
+            "05-14 10:11:12.3\ty",
+            "5-14 10:11:12.345 x",
+            "2024-05-14 10:11:12.345 x",
+        ] {
+            if let Some(fast) = threadtime_stamp(line) {
+                assert_eq!(Some(fast), general_stamp(line), "{line}");
+            }
+        }
+    }
 
     #[test]
     fn every_layout_gives_the_same_parts() {

@@ -8,6 +8,7 @@
 
 pub mod dumpsys;
 pub mod jsonl;
+pub mod jsonl_scan;
 pub mod logcat;
 pub mod logcat_line;
 pub mod operation;

@@ -220,9 +220,52 @@ impl<'a> ParamNumbers<'a> {
 }
 
 /// Whether `sql` ends inside a quote or a block comment (so a statement split over log lines
-/// continues on the next one).
+/// continues on the next one): whether its last token is [`Token::open`], found without
+/// making the tokens. Outside quotes and comments, each of `'` `"` `` ` `` `[` is where a
+/// token starts (no other token holds one), and so is `--` and `/*` (a number's exponent
+/// takes a `-` only before a digit); a blob `x'..'` closes where a string from its quote
+/// would, or the string goes on from there as the blob's next token would.
 pub fn ends_open(sql: &str) -> bool {
-    tokens(sql).last().is_some_and(|t| t.open)
+    let b = sql.as_bytes();
+    let mut i = 0;
+    while let Some(at) = b[i..]
+        .iter()
+        .position(|c| matches!(c, b'\'' | b'"' | b'`' | b'[' | b'-' | b'/'))
+    {
+        let at = i + at;
+        let c = b[at];
+        let next = b.get(at + 1).copied();
+        let end = match c {
+            b'\'' | b'"' | b'`' => quote_end_fast(b, at, c),
+            b'[' => memchr::memchr(b']', &b[at + 1..]).map(|p| at + 1 + p + 1),
+            b'-' if next == Some(b'-') => match memchr::memchr(b'\n', &b[at..]) {
+                Some(p) => Some(at + p),
+                None => return false,
+            },
+            b'/' if next == Some(b'*') => {
+                memchr::memmem::find(&b[at + 2..], b"*/").map(|p| at + 2 + p + 2)
+            }
+            _ => Some(at + 1),
+        };
+        match end {
+            Some(e) => i = e,
+            None => return true,
+        }
+    }
+    false
+}
+
+/// [`quote_end`] with a doubled closing byte as an escape, by `memchr`.
+fn quote_end_fast(b: &[u8], start: usize, close: u8) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        i += memchr::memchr(close, &b[i..])?;
+        if b.get(i + 1) == Some(&close) {
+            i += 2;
+            continue;
+        }
+        return Some(i + 1);
+    }
 }
 
 /// The statement's shape: literals and parameters as `?`, comments dropped, whitespace runs
@@ -245,7 +288,11 @@ pub fn fingerprint(sql: &str) -> String {
         }
         match t.kind {
             Kind::Str | Kind::Blob | Kind::Number | Kind::Param => out.push('?'),
-            Kind::Word => out.extend(t.text.chars().map(|c| c.to_ascii_uppercase())),
+            Kind::Word => {
+                let from = out.len();
+                out.push_str(t.text);
+                out[from..].make_ascii_uppercase();
+            }
             _ => out.push_str(t.text),
         }
     }
@@ -314,6 +361,29 @@ mod tests {
             assert!(ends_open(s), "{s}");
         }
         assert!(!ends_open("INSERT INTO t VALUES('a;b')"));
+    }
+
+    #[test]
+    fn ends_open_is_the_last_tokens_openness_for_every_short_text() {
+        let alphabet = [
+            "'", "\"", "`", "[", "]", "-", "/", "*", "x", "1", "e", "\n", "a", " ",
+        ];
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = texts
+                .iter()
+                .filter(|t| t.len() + 1 > texts.last().map_or(0, |l| l.len()))
+                .flat_map(|t| alphabet.iter().map(move |a| format!("{t}{a}")))
+                .collect();
+            for t in &longer {
+                assert_eq!(
+                    ends_open(t),
+                    tokens(t).last().is_some_and(|t| t.open),
+                    "{t:?}"
+                );
+            }
+            texts = longer;
+        }
     }
 
     #[test]

@@ -64,6 +64,28 @@ fn words(sql: &str, n: usize) -> Vec<String> {
     out
 }
 
+/// Whether the first of the statement's [`words`] can be one of `keywords` (upper case): a
+/// cheap test before `words` itself, which copies every word it keeps. The first word is read
+/// from the first token `words` keeps; a qualified name joined after it has a `.`, so it is
+/// no keyword either.
+fn first_word_in(sql: &str, keywords: &[&str]) -> bool {
+    let Some(t) = tokens(sql).find(|t| match t.kind {
+        Kind::Word | Kind::Number => true,
+        Kind::QuotedIdent | Kind::Str => t.text.len() >= 2 && !t.open,
+        _ => false,
+    }) else {
+        return false;
+    };
+    let quoted = matches!(t.kind, Kind::QuotedIdent | Kind::Str);
+    let w = if quoted {
+        &t.text[1..t.text.len() - 1]
+    } else {
+        t.text
+    };
+    // A quoted word with doubled quotes inside is none of the keywords.
+    keywords.iter().any(|k| w.eq_ignore_ascii_case(k))
+}
+
 /// `PRAGMA [schema.]name = value` or `PRAGMA name(value)`: the setting, name and value
 /// lower-cased; `None` for a PRAGMA that only reads.
 pub fn pragma_setting(sql: &str) -> Option<(String, String)> {
@@ -84,6 +106,9 @@ pub fn pragma_setting(sql: &str) -> Option<(String, String)> {
 /// The object a `CREATE [TEMP] TABLE|INDEX|VIEW|TRIGGER [IF NOT EXISTS] name` makes, as
 /// (kind, lower-case name without schema).
 pub fn created_object(sql: &str) -> Option<(String, String)> {
+    if !first_word_in(sql, &["CREATE"]) {
+        return None;
+    }
     let w = words(sql, 9);
     let up: Vec<String> = w.iter().map(|x| x.to_ascii_uppercase()).collect();
     if up.first()? != "CREATE" {
@@ -121,6 +146,10 @@ pub enum TxnStep {
 }
 
 pub fn txn_step(sql: &str) -> TxnStep {
+    const STEPS: [&str; 6] = ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"];
+    if !first_word_in(sql, &STEPS) {
+        return TxnStep::None;
+    }
     let w = words(sql, 4);
     let up: Vec<String> = w.iter().map(|x| x.to_ascii_uppercase()).collect();
     let name = |i: usize| {

@@ -16,12 +16,22 @@ use crate::workload::import::sql::lexer;
 use crate::workload::import::sql::sqltext::{txn_step, TxnStep};
 use serde::Serialize;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
+
+/// The statistics' maps, keyed by statement text or connection: a fast hasher (the keys are
+/// the log's own, and no output depends on their order).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+use std::rc::Rc;
 
 /// Distinct statement shapes tracked; statements of further shapes count as `(other)`.
 pub const MAX_FINGERPRINTS: usize = 100_000;
 /// Top statements listed.
 pub const TOP: usize = 10;
+/// Statement texts whose reading ([`Reading`]) is kept, and the longest text kept: past that
+/// many the memory is cleared and starts again (texts of a prepared statement repeat; texts
+/// with their literals written in mostly do not).
+const READINGS: usize = 4_096;
+const READING_MAX_SQL: usize = 4_096;
 /// Arrivals closer than this belong to one burst.
 pub const BURST_GAP_NS: u64 = 10_000_000;
 /// A gap at least this long is idle time.
@@ -50,6 +60,14 @@ enum Class {
     Unknown,
 }
 
+/// What the statistics read of a statement's text.
+#[derive(Clone)]
+struct Reading {
+    shape: Rc<str>,
+    verb: Rc<str>,
+    step: TxnStep,
+}
+
 #[derive(Default)]
 struct Shape {
     count: u64,
@@ -68,6 +86,7 @@ struct Txn {
 pub struct Collector {
     db: rusqlite::Connection,
     classes: HashMap<String, Class>,
+    readings: HashMap<Box<str>, Reading>,
     shapes: HashMap<String, Shape>,
     mix: BTreeMap<String, u64>,
     rw: BTreeMap<&'static str, u64>,
@@ -166,11 +185,12 @@ impl Collector {
         Collector {
             db: rusqlite::Connection::open_in_memory()
                 .unwrap_or_else(|e| panic!("an in-memory SQLite database opens: {e}")),
-            classes: HashMap::new(),
-            shapes: HashMap::new(),
+            classes: HashMap::default(),
+            readings: HashMap::default(),
+            shapes: HashMap::default(),
             mix: BTreeMap::new(),
             rw: BTreeMap::new(),
-            txns: HashMap::new(),
+            txns: HashMap::default(),
             txn_count: 0,
             txn_rollbacks: 0,
             txn_sizes: LatencyHistogram::default(),
@@ -179,7 +199,7 @@ impl Collector {
             durations: LatencyHistogram::default(),
             in_flight: BinaryHeap::new(),
             max_in_flight: 0,
-            conns: HashMap::new(),
+            conns: HashMap::default(),
             first_start: None,
             last_start: 0,
             last_end: 0,
@@ -200,20 +220,38 @@ impl Collector {
         let _ = self.db.execute_batch(sql);
     }
 
-    fn class(&mut self, sql: &str, shape: &str) -> Class {
-        if !matches!(txn_step(sql), TxnStep::None) {
+    fn reading(&mut self, sql: &str) -> Reading {
+        if let Some(r) = self.readings.get(sql) {
+            return r.clone();
+        }
+        let r = Reading {
+            shape: lexer::fingerprint(sql).into(),
+            verb: lexer::verb(sql).into(),
+            step: txn_step(sql),
+        };
+        if sql.len() <= READING_MAX_SQL {
+            if self.readings.len() >= READINGS {
+                self.readings.clear();
+            }
+            self.readings.insert(sql.into(), r.clone());
+        }
+        r
+    }
+
+    fn class(&mut self, sql: &str, r: &Reading) -> Class {
+        if !matches!(r.step, TxnStep::None) {
             return Class::Transaction;
         }
+        let (shape, verb) = (&*r.shape, &*r.verb);
         if let Some(c) = self.classes.get(shape) {
             return *c;
         }
-        let verb = lexer::verb(sql);
         let c = match self.db.prepare(sql) {
             Ok(stmt) if stmt.readonly() => Class::Read,
             Ok(_) => Class::Write,
             Err(_) => Class::Unknown,
         };
-        if matches!(verb.as_str(), "CREATE" | "DROP" | "ALTER") {
+        if matches!(verb, "CREATE" | "DROP" | "ALTER") {
             // Keep the schema as the app changes it; not cached (the next one may differ).
             let _ = self.db.execute_batch(sql);
             return c;
@@ -226,12 +264,17 @@ impl Collector {
 
     pub fn add(&mut self, e: Event) {
         self.statements += 1;
-        let shape = lexer::fingerprint(e.sql);
-        *self.mix.entry(lexer::verb(e.sql)).or_default() += 1;
+        let r = self.reading(e.sql);
+        match self.mix.get_mut(&*r.verb) {
+            Some(n) => *n += 1,
+            None => {
+                self.mix.insert(r.verb.to_string(), 1);
+            }
+        }
         let class = match e.readonly {
             Some(true) => Class::Read,
             Some(false) => Class::Write,
-            None => self.class(e.sql, &shape),
+            None => self.class(e.sql, &r),
         };
         let name = match class {
             Class::Read => "read",
@@ -245,20 +288,30 @@ impl Collector {
             self.durations.record(d);
         }
         self.busy_ns += dur;
-        let key = if self.shapes.contains_key(&shape) || self.shapes.len() < MAX_FINGERPRINTS {
-            shape
+        let key = if self.shapes.contains_key(&*r.shape) || self.shapes.len() < MAX_FINGERPRINTS {
+            &*r.shape
         } else {
-            "(other)".to_string()
+            "(other)"
         };
-        let s = self.shapes.entry(key).or_default();
+        if !self.shapes.contains_key(key) {
+            self.shapes.insert(key.to_string(), Shape::default());
+        }
+        let Some(s) = self.shapes.get_mut(key) else {
+            return;
+        };
         s.count += 1;
         s.total_ns += dur;
         if s.example.is_empty() {
             s.example = e.sql.chars().take(200).collect();
         }
         self.arrival(e.start_ns, dur);
-        self.transaction(&e, dur);
-        *self.conns.entry(e.conn.to_string()).or_default() += 1;
+        self.transaction(&e, dur, &r.step);
+        match self.conns.get_mut(e.conn) {
+            Some(n) => *n += 1,
+            None => {
+                self.conns.insert(e.conn.to_string(), 1);
+            }
+        }
     }
 
     fn arrival(&mut self, start: u64, dur: u64) {
@@ -301,9 +354,13 @@ impl Collector {
         self.max_in_flight = self.max_in_flight.max(self.in_flight.len() as u64);
     }
 
-    fn transaction(&mut self, e: &Event, dur: u64) {
-        let step = txn_step(e.sql);
-        let t = self.txns.entry(e.conn.to_string()).or_default();
+    fn transaction(&mut self, e: &Event, dur: u64, step: &TxnStep) {
+        if !self.txns.contains_key(e.conn) {
+            self.txns.insert(e.conn.to_string(), Txn::default());
+        }
+        let Some(t) = self.txns.get_mut(e.conn) else {
+            return;
+        };
         if t.depth > 0 {
             t.statements += 1;
         }
