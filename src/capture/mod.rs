@@ -50,7 +50,9 @@ pub fn capture(output: &Path, command: &[String]) -> Result<Captured> {
         Ok(p) if !p.is_empty() => format!("{}:{p}", lib.display()),
         _ => lib.display().to_string(),
     };
-    let catch = crate::platform::interrupt::catch("passed on to the program; its log is written when it ends");
+    let catch = crate::platform::interrupt::catch(
+        "passed on to the program; its log is written when it ends",
+    );
     let mut child = crate::platform::signals::unblocked(
         std::process::Command::new(program)
             .args(args)
