@@ -220,6 +220,11 @@ impl Adb {
     }
 }
 
+/// The adb device behind `t`, for what only adb offers (`exec-out`, `logcat`).
+pub fn of(t: &dyn Transport) -> Option<&Adb> {
+    t.as_any().downcast_ref::<Adb>()
+}
+
 impl Transport for Adb {
     fn name(&self) -> String {
         format!("adb:{}", self.serial)
@@ -241,8 +246,8 @@ impl Transport for Adb {
         self.dir.clone().unwrap_or_else(|| DEFAULT_DIR.to_string())
     }
 
-    fn as_adb(&self) -> Option<&Adb> {
-        Some(self)
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn shell(&self, script: &str) -> Reach<Shell> {

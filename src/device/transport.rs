@@ -68,10 +68,9 @@ pub trait Transport {
     fn push(&self, local: &Path, remote: &str) -> Reach<()>;
     /// Copy `remote` to a local file.
     fn pull(&self, remote: &str, local: &Path) -> Reach<()>;
-    /// The adb device behind this transport, for what only adb offers (`exec-out`, `logcat`).
-    fn as_adb(&self) -> Option<&super::adb::Adb> {
-        None
-    }
+    /// The transport as itself, for what only one kind offers (adb's `exec-out` and `logcat`:
+    /// `adb::of` finds the adb device behind a transport without this module naming it).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// The marker the exit status of a script is printed after: adb before Android 7 does not

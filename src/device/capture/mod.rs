@@ -155,7 +155,7 @@ impl From<super::transport::Lost> for Stop {
 
 /// Capture `req.package`'s SQL on the adb device `t`.
 pub fn capture(t: &dyn Transport, req: &CaptureRequest) -> Result<CaptureReport> {
-    let Some(adb) = t.as_adb() else {
+    let Some(adb) = super::adb::of(t) else {
         return Err(Error::input(format!(
             "device capture: {} is not an Android device (boards: pocketbench device run {} -- capture -o app.jsonl -- COMMAND)",
             t.name(),
@@ -297,7 +297,7 @@ fn set_up(
     go_on()?;
     run(t, "logcat -c", "logcat -c")?;
     go_on()?;
-    let adb = t.as_adb().expect("an adb device");
+    let adb = super::adb::of(t).expect("an adb device");
     let mut stream = LogStream::start(adb, dir)?;
     stream.mark(t, Marker::Start)?;
     match stream.wait_for(Marker::Start, &|| interrupt.first().is_some()) {
