@@ -49,9 +49,13 @@ fn stdout_identity() -> Option<(u64, u64)> {
         -1 => 1,
         fd => fd,
     };
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: fstat fills `st`; a closed descriptor fails and yields None.
-    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+    // SAFETY: the descriptor is only borrowed for one fstat; ManuallyDrop keeps it open.
+    let file = std::mem::ManuallyDrop::new(unsafe {
+        <std::fs::File as std::os::unix::io::FromRawFd>::from_raw_fd(fd)
+    });
+    // std's metadata widens the platform's stat fields (32-bit on armv7) to u64.
+    use std::os::unix::fs::MetadataExt;
+    file.metadata().ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// Whether `path` names a link inside the process's own descriptor table.
