@@ -169,7 +169,8 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
     Some((s.f_bavail as u64).saturating_mul(s.f_frsize as u64))
 }
 
-fn human(bytes: u64) -> String {
+/// A byte count for a message: MiB or GiB with one decimal.
+pub fn human(bytes: u64) -> String {
     const MIB: f64 = (1u64 << 20) as f64;
     if bytes >= 1 << 30 {
         format!("{:.1} GiB", bytes as f64 / MIB / 1024.0)

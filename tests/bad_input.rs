@@ -328,6 +328,44 @@ fn raw_into_a_missing_directory() {
 }
 
 #[test]
+fn raw_into_a_folder_that_takes_no_file_is_refused_before_the_run() {
+    if !common::mounts::is_root() {
+        eprintln!("skipped: a read-only mount needs root");
+        return;
+    }
+    let sb = Sandbox::new();
+    let media = common::mounts::Tmpfs::mount(sb.path("media"), "1m");
+    media.read_only();
+    let raw = media.0.join("ops.csv");
+    assert_bad_run(
+        &sb,
+        &small_with(&["--engine", "null", "--raw", arg(&raw)]),
+        &["--raw", "is not writable"],
+    );
+}
+
+#[test]
+fn a_run_folder_with_files_of_someone_else_is_refused_and_left_alone() {
+    let sb = Sandbox::new();
+    std::fs::create_dir(sb.path("mine")).unwrap();
+    std::fs::write(sb.path("mine/notes.txt"), b"keep me").unwrap();
+    assert_bad_run(
+        &sb,
+        &small_with(&["--dir", arg(&sb.path("mine"))]),
+        &["--dir", "did not put there"],
+    );
+    let left: Vec<_> = std::fs::read_dir(sb.path("mine"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(left.len(), 1);
+    assert_eq!(
+        std::fs::read(sb.path("mine/notes.txt")).unwrap(),
+        b"keep me"
+    );
+}
+
+#[test]
 fn records_override_on_a_pocketdata_json_file() {
     let sb = Sandbox::new();
     let json = fixture("pocketdata/workload_a_0ms.json");

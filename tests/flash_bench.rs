@@ -120,5 +120,10 @@ fn bad_flashbench_input_exits_2_and_stores_nothing() {
         ("flashbench --synchronous maybe", "--synchronous maybe"),
         ("flashbench --dir nowhere", "--dir nowhere"),
         ("flashbench --show --cell x", "--results"),
+        // Each axis within its bound, the product (10 TB in one cell) not.
+        (
+            "flashbench --sizes 1048576 --counts 10000000",
+            "--sizes × --counts: a cell of 10000000 records of 1048576 bytes",
+        ),
     ]);
 }

@@ -1,6 +1,7 @@
 //! `pocketbench run` end to end: key popularity, the original PocketData files on SQLite with
 //! their recorded delays, I/O accounting per SQLite option, the results store and `--raw`,
-//! pacing, warm and fresh-process replays, and SQL that fails in the middle of a run.
+//! pacing, warm and fresh-process replays, SQL that fails in the middle of a run, and a kept
+//! `--dir` used twice (the second run starts from an empty folder).
 
 mod common;
 
@@ -390,4 +391,26 @@ fn failing_sql_is_counted_stored_and_reported() {
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(failed, [1, 3]);
+}
+
+#[test]
+fn a_run_folder_used_twice_starts_fresh() {
+    let sb = Sandbox::new();
+    let dir = sb.path("kept");
+    let store = sb.results();
+    for _ in 0..2 {
+        sb.pb(words(&format!(
+            "run --records 20 --ops 10 --delay zero --no-overhead --dir {} --results {}",
+            arg(&dir),
+            arg(&store)
+        )))
+        .expect_ok();
+    }
+    assert_eq!(stored_runs(&store), 2);
+    // The second load found an empty database, not the first run's 20 rows.
+    let rows: i64 = rusqlite::Connection::open(dir.join("db/pocketbench.sqlite"))
+        .unwrap()
+        .query_row("SELECT count(*) FROM usertable", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 20);
 }

@@ -1,7 +1,8 @@
 //! The results store as a file others may touch: deleted or replaced while a run measures (the
 //! `POCKETBENCH_TEST_BEFORE_STORE` hook does it just before the run is stored), the run goes to
 //! the file now at the path or to a spool file, saying which, never into a file that is gone;
-//! and reading (`results list/show`, `report`, `compare`) never needs write access.
+//! and reading (`results list/show`, `report`, `compare`, `diagnose --from-results` and every
+//! suite's `--show`) never needs write access.
 
 mod common;
 
@@ -69,6 +70,7 @@ fn read_everything(sb: &Sandbox, store: &Path, configure: impl Fn(&mut std::proc
         vec!["results", "show", "1", "--results", s],
         vec!["report", "--format", "csv", "-o", arg(&out), "--results", s],
         vec!["compare", "run=1", "run=2", "--results", s],
+        vec!["diagnose", "--from-results", "1,2", "--results", s],
     ] {
         let o = pb_with(&args, |c| {
             c.current_dir(sb.path(""));
@@ -76,6 +78,20 @@ fn read_everything(sb: &Sandbox, store: &Path, configure: impl Fn(&mut std::proc
         })
         .expect_ok();
         assert!(o.stderr.contains("may not show"), "{args:?}: {}", o.stderr);
+    }
+    // The stored-run views of the other suites read the store the same way: the store holds
+    // no run of theirs, so each says exactly that (and nothing about writing).
+    for suite in ["flashbench", "storage", "durability", "models"] {
+        let o = pb_with([suite, "--show", "--results", s], |c| {
+            c.current_dir(sb.path(""));
+            configure(c);
+        })
+        .expect_code(2);
+        assert!(
+            o.stderr.contains("may not show") && o.stderr.contains(&format!("no {suite} run in")),
+            "{suite} --show: {}",
+            o.stderr
+        );
     }
 }
 

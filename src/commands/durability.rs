@@ -106,13 +106,7 @@ fn pairs(list: &[String]) -> Result<Vec<(String, String)>> {
 pub fn main(a: &DurabilityArgs) -> Result<i32> {
     crate::output::progress::set_quiet(a.quiet || a.json);
     let run = if let Some(id) = a.show {
-        if !a.results.is_file() {
-            return Err(Error::input(format!(
-                "--results {}: no results store there",
-                escape(&a.results.display().to_string())
-            )));
-        }
-        let mut store = Store::open(&a.results)?;
+        let mut store = Store::open_existing(&a.results)?;
         let (id, mut r): (_, DurabilityRun) =
             suites::load_as(&mut store, SUITE, (id > 0).then_some(id))?;
         r.id = id;

@@ -46,13 +46,7 @@ pub struct ImportArgs {
 
 pub fn main(cmd: &EnergyCommand) -> Result<i32> {
     let EnergyCommand::Import(a) = cmd;
-    if !a.results.is_file() {
-        return Err(Error::input(format!(
-            "--results {}: no such results store",
-            a.results.display()
-        )));
-    }
-    let store = Store::open(&a.results)?;
+    let store = Store::open_existing(&a.results)?;
     let mut summary = store.summary(a.run)?;
     let markers = summary.markers.ok_or_else(|| {
         Error::input(format!(

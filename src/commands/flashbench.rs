@@ -109,10 +109,15 @@ fn settings(a: &FlashbenchArgs) -> Result<Settings> {
             dir.display()
         )));
     }
+    let record_sizes = narrow(parse_grid(&a.sizes, "--sizes")?, "--sizes", 1 << 20)?;
+    let counts = narrow(parse_grid(&a.counts, "--counts")?, "--counts", 10_000_000)?;
+    let largest = largest_cell_bytes(&record_sizes, &counts)?;
+    // A join cell fills two tables; the journal can hold a copy of what a transaction changes.
+    crate::limits::check_free_space(&dir, largest.saturating_mul(3), "the largest cell")?;
     Ok(Settings {
         requests: a.requests.clone(),
-        record_sizes: narrow(parse_grid(&a.sizes, "--sizes")?, "--sizes", 1 << 20)?,
-        counts: narrow(parse_grid(&a.counts, "--counts")?, "--counts", 10_000_000)?,
+        record_sizes,
+        counts,
         page_size: a.page_size,
         journal_mode: a.journal_mode.clone(),
         synchronous: a.synchronous.clone(),
@@ -120,6 +125,27 @@ fn settings(a: &FlashbenchArgs) -> Result<Settings> {
         seed: a.seed,
         dir,
     })
+}
+
+/// Bytes of records one cell holds (and keeps in memory as its values) at most.
+pub const MAX_CELL_BYTES: u64 = 256 << 20;
+
+/// The largest cell's records in bytes: refused (before any allocation) above
+/// [`MAX_CELL_BYTES`], since each axis alone is bounded but their product is what one cell
+/// writes and holds.
+fn largest_cell_bytes(sizes: &[u32], counts: &[u32]) -> Result<u64> {
+    let size = sizes.iter().copied().max().unwrap_or(0);
+    let count = counts.iter().copied().max().unwrap_or(0);
+    let bytes = u64::from(size) * u64::from(count);
+    if bytes > MAX_CELL_BYTES {
+        return Err(Error::input(format!(
+            "--sizes × --counts: a cell of {count} records of {size} bytes holds {} \
+             (at most {} per cell)",
+            crate::limits::human(bytes),
+            crate::limits::human(MAX_CELL_BYTES)
+        )));
+    }
+    Ok(bytes)
 }
 
 pub fn main(a: &FlashbenchArgs) -> Result<i32> {
@@ -160,13 +186,7 @@ pub fn main(a: &FlashbenchArgs) -> Result<i32> {
 }
 
 fn show(a: &FlashbenchArgs, id: Option<i64>) -> Result<i32> {
-    if !a.results.is_file() {
-        return Err(Error::input(format!(
-            "--results {}: no results store there",
-            a.results.display()
-        )));
-    }
-    let mut store = Store::open(&a.results)?;
+    let mut store = Store::open_existing(&a.results)?;
     let (id, mut r): (_, FlashbenchRun) = suites::load_as(&mut store, SUITE, id)?;
     r.id = id;
     let store = std::cell::RefCell::new(store);

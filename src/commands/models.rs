@@ -4,8 +4,7 @@
 //! `--study` the study's five findings checked on a stored run. The flags and the request are
 //! [`crate::models::args`]; a run whose engines disagreed on an answer exits 1 (stored).
 
-use crate::error::{Error, Result};
-use crate::limits::escape;
+use crate::error::Result;
 use crate::models::args::ModelsArgs;
 use crate::models::{self, render, ModelsRun, SUITE};
 use crate::results::{store::Store, suites};
@@ -23,13 +22,7 @@ pub fn main(a: &ModelsArgs) -> Result<i32> {
     }
     let shown = a.show.or(a.study);
     let run = if let Some(id) = shown {
-        if !a.results.is_file() {
-            return Err(Error::input(format!(
-                "--results {}: no results store there",
-                escape(&a.results.display().to_string())
-            )));
-        }
-        let mut store = Store::open(&a.results)?;
+        let mut store = Store::open_existing(&a.results)?;
         let (id, mut r): (_, ModelsRun) =
             suites::load_as(&mut store, SUITE, (id > 0).then_some(id))?;
         r.id = id;

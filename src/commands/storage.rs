@@ -197,13 +197,7 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
 pub fn main(a: &StorageArgs) -> Result<i32> {
     progress::set_quiet(a.quiet || a.json);
     let r = if let Some(id) = a.show {
-        if !a.results.is_file() {
-            return Err(Error::input(format!(
-                "--results {}: no results store there",
-                a.results.display()
-            )));
-        }
-        let mut store = Store::open(&a.results)?;
+        let mut store = Store::open_existing(&a.results)?;
         let (id, mut r): (_, StorageRun) =
             suites::load_as(&mut store, SUITE, (id > 0).then_some(id))?;
         r.id = id;

@@ -342,13 +342,7 @@ fn uncontrolled(
 }
 
 fn from_store(req: &Request, sel: &str) -> Result<Diagnosis> {
-    if !req.results.is_file() {
-        return Err(Error::input(format!(
-            "--results {}: no such results store",
-            req.results.display()
-        )));
-    }
-    let store = Store::open(&req.results)?;
+    let store = Store::open_existing(&req.results)?;
     let ids: Vec<i64> = if sel == "all" {
         store
             .list()?

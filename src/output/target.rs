@@ -138,6 +138,19 @@ pub fn check(path: &Path, flag: &str) -> Result<Target> {
                     parent.display()
                 )));
             }
+            // The file is written beside its final name and renamed over it: the folder must
+            // take a new file now, not after the work.
+            if let Err(e) = tempfile::Builder::new()
+                .prefix(".pocketbench-probe-")
+                .tempfile_in(parent)
+            {
+                return Err(Error::input(format!(
+                    "{flag} {}: directory {} is not writable ({})",
+                    path.display(),
+                    parent.display(),
+                    e.kind()
+                )));
+            }
         }
         Target::Stdout => {
             let mut by = claimed();

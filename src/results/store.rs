@@ -177,6 +177,18 @@ impl Store {
         })
     }
 
+    /// Open an existing store for a view of what it holds (`--show`, `--from-results`): a
+    /// missing store is a bad-input error; a read-only store or folder is fine.
+    pub fn open_existing(path: &Path) -> Result<Self> {
+        if !path.is_file() {
+            return Err(Error::input(format!(
+                "--results {}: no results store there",
+                crate::limits::escape(&path.display().to_string())
+            )));
+        }
+        Self::open_read(path)
+    }
+
     /// Refuse before measuring when the store's file system cannot hold `bytes` more.
     pub fn check_room(&self, bytes: u64) -> Result<()> {
         guard::check_room(&self.path, bytes)

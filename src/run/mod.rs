@@ -130,10 +130,12 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
         req,
         matches!(req.workload, WorkloadChoice::Trace(_)) && req.delay.is_some(),
     )?;
-    let created = req.data_dir.as_ref().filter(|d| !d.exists());
+    let mut created = None;
     let workdir = match &req.data_dir {
         Some(d) => {
-            std::fs::create_dir_all(d).input_err(format!("--dir {}", d.display()))?;
+            if crate::output::folder::fresh(d, "--dir")? {
+                created = Some(d);
+            }
             Workdir::Kept(d.clone())
         }
         None => Workdir::Temp(
@@ -142,9 +144,13 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
         ),
     };
     let prepared = trace_for(req, workdir);
-    if let (Err(_), Some(d)) = (&prepared, created) {
-        // A refused run leaves nothing behind: not the --dir it created for the run.
-        let _ = std::fs::remove_dir_all(d);
+    if let (Err(_), Some(d)) = (&prepared, &req.data_dir) {
+        // A refused run leaves nothing behind: not the --dir it created for the run, nor the
+        // trace it wrote into one it was given.
+        match created {
+            Some(_) => drop(std::fs::remove_dir_all(d)),
+            None => drop(std::fs::remove_file(d.join("workload.pbt"))),
+        }
     }
     prepared
 }
