@@ -1,13 +1,17 @@
 //! Nothing left behind. SIGTERM or SIGHUP sent to a run's whole process group (a terminal
 //! closing, a CI runner cancelling) at each point of the run, chosen by waiting for the run's
 //! own progress line (loading, replaying, stored), leaves no `$TMPDIR/pocketbench-*` work
-//! folder; after `kill -9`, the next `doctor` or `run` finds the folder whose process is gone,
-//! says so and removes it, and never one whose process is alive — also when the owner's
-//! record of its start time is not the kernel's (a run under qemu-user, which emulates
+//! folder; after `kill -9`, the next `doctor`, `run` or `matrix` finds the folder whose
+//! process is gone, says so and removes it, and never one whose process is alive — also when
+//! the owner's record of its start time is not the kernel's (a run under qemu-user, which emulates
 //! `/proc/self/stat`) or its PID is from another PID namespace; a PID taken over by a process
 //! that started after the folder was made, or by none, is still proven gone. A `--warm` run
 //! replays in a process that has a single thread (handling the signals takes none) and leaves
-//! nothing behind when a signal ends that replay.
+//! nothing behind when a signal ends that replay. `trace import` and `capture` leave nothing
+//! either: an import stopped while it works (or while it waits to deliver into a FIFO nobody
+//! reads) leaves no work folder and no output; a captured program gets the signal, the log of
+//! what it did is written and `capture` ends with the program's status, its preload library
+//! gone from `$TMPDIR`.
 
 mod common;
 
@@ -40,10 +44,17 @@ fn start_run(sb: &Sandbox, tmp: &Path) -> (Child, Receiver<String>) {
 
 fn start_run_with(sb: &Sandbox, tmp: &Path, args: &[&str]) -> (Child, Receiver<String>) {
     let results = sb.results();
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend(["--results", arg(&results)]);
+    start(sb, tmp, &all)
+}
+
+/// `pocketbench ARGS` in a process group of its own with `TMPDIR=tmp`, and every line it
+/// prints (stdout and stderr) as it prints it.
+fn start(sb: &Sandbox, tmp: &Path, args: &[&str]) -> (Child, Receiver<String>) {
     let mut child = Command::new(BIN)
-        .arg("run")
         .args(args)
-        .args(["--results", arg(&results)])
         .current_dir(sb.path(""))
         .env("TMPDIR", tmp)
         .stdout(Stdio::piped())
@@ -153,9 +164,15 @@ fn folders_left_by_kill_9_are_found_and_removed_but_never_a_live_ones() {
     )
     .unwrap();
 
+    std::fs::write(
+        sb.path("plan.toml"),
+        "repeats = 1\n[axes]\nrecords = [10]\nops = [10]\n",
+    )
+    .unwrap();
     for sweeper in [
         &["doctor"][..],
         &["run", "--records", "10", "--ops", "10"][..],
+        &["matrix", "plan.toml", "--resume"][..],
     ] {
         let (mut child, rx) = start_run(&sb, &tmp);
         wait_for(&rx, "· replaying");
@@ -279,4 +296,106 @@ fn a_live_owner_is_kept_whatever_start_time_it_recorded_and_a_reused_pid_is_gone
         "{}",
         out.stderr
     );
+}
+
+/// Entries of `dir` whose names start with `prefix`.
+fn entries(dir: &Path, prefix: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(prefix))
+        .collect()
+}
+
+#[test]
+fn a_signalled_import_leaves_no_work_folder_and_no_output() {
+    let sb = Sandbox::new();
+    let tmp = sb.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    // A capture log big enough to be mid-way when the signal comes.
+    let mut log = String::new();
+    for i in 0..200_000 {
+        log.push_str(&format!(
+            "{{\"statement\":{{\"t_ns\":{},\"dur_ns\":900,\"conn\":\"0x1\",\"sql\":\"INSERT INTO t(a) VALUES (?)\",\"args\":[{i}]}}}}\n",
+            1_000 + i * 1_000
+        ));
+    }
+    std::fs::write(sb.path("app.jsonl"), log).unwrap();
+    // Into a FIFO nobody reads: the import's work folder goes to $TMPDIR and the finished
+    // trace waits there for a reader, so the signal finds the folder whenever it comes.
+    let fifo = sb.path("out.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
+        for (out, folder_in) in [
+            (sb.path("app.pbt"), sb.path("")),
+            (fifo.clone(), tmp.clone()),
+        ] {
+            let (mut child, _rx) = start(
+                &sb,
+                &tmp,
+                &["trace", "import", "app.jsonl", "-o", arg(&out)],
+            );
+            // The work folder exists from the first pass's end to the delivery.
+            while entries(&folder_in, ".pocketbench-import-").is_empty() {
+                if let Some(status) = child.try_wait().unwrap() {
+                    panic!("the import ended ({status}) before its work folder was seen");
+                }
+                std::thread::yield_now();
+            }
+            // SAFETY: kill(2) on the import's own process group.
+            unsafe { libc::kill(-(child.id() as i32), sig) };
+            use std::os::unix::process::ExitStatusExt;
+            let status = child.wait().unwrap();
+            assert!(
+                status.signal() == Some(sig) || status.code() == Some(128 + sig),
+                "signal {sig}: {status}"
+            );
+            assert!(entries(&sb.path(""), ".pocketbench-import-").is_empty());
+            assert!(entries(&tmp, ".pocketbench-import-").is_empty());
+            assert!(
+                !sb.path("app.pbt").exists(),
+                "signal {sig}: a half-made trace"
+            );
+            let left = entries(&sb.path(""), ".app.pbt");
+            assert!(left.is_empty(), "signal {sig}: {left:?}");
+        }
+    }
+}
+
+#[test]
+fn a_signalled_capture_passes_it_on_writes_the_log_and_ends_as_the_program() {
+    let sb = Sandbox::new();
+    let tmp = sb.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    // A program that writes one row, says so, then waits for a line that never comes.
+    std::fs::write(
+        sb.path("app.py"),
+        "import sqlite3, sys\n\
+         c = sqlite3.connect('app.db')\n\
+         c.execute('CREATE TABLE t(a)')\n\
+         c.execute('INSERT INTO t VALUES (1)')\n\
+         c.commit()\n\
+         print('ready', flush=True)\n\
+         sys.stdin.readline()\n",
+    )
+    .unwrap();
+    for sig in [libc::SIGTERM, libc::SIGHUP] {
+        let (mut child, rx) = start(
+            &sb,
+            &tmp,
+            &["capture", "-o", "app.jsonl", "--", "python3", "app.py"],
+        );
+        wait_for(&rx, "ready");
+        // SAFETY: kill(2) on the capture's own process group (pocketbench and the program).
+        unsafe { libc::kill(-(child.id() as i32), sig) };
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(128 + sig), "signal {sig}: {status}");
+        let log = std::fs::read_to_string(sb.path("app.jsonl")).unwrap();
+        assert!(log.contains("INSERT INTO t VALUES (1)"), "{log}");
+        assert!(entries(&tmp, "pocketbench-capture-").is_empty());
+        std::fs::remove_file(sb.path("app.db")).unwrap();
+    }
 }

@@ -75,6 +75,8 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
     if args.dry_run {
         return dry_run(&plan, &opts, args.json);
     }
+    // A study killed with -9 left its run's work folder; find and remove it as `run` does.
+    crate::platform::stale::sweep_and_say();
     let outcome = runner::run(&plan, &opts)?;
     let study = outcome.study.as_ref().map(|s| s.id).unwrap_or_default();
     if plan.suite != Suite::Run {
