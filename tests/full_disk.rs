@@ -3,7 +3,9 @@
 //! root) are filled at the moment a finished run is stored (the `POCKETBENCH_TEST_BEFORE_STORE`
 //! hook):
 //! the run goes to a spool file beside the store, else in `$TMPDIR`, else in `$HOME`, else is
-//! printed whole as JSON on stdout, and no place that failed keeps a file.
+//! printed whole as JSON on stdout, and no place that failed keeps a file. A work folder
+//! (`--dir`) that fills while the replay writes its samples sends the rest to a spill folder
+//! on another file system: every sample is stored and the run says where they went.
 
 mod common;
 
@@ -195,4 +197,50 @@ fn a_refused_run_on_a_full_disk_creates_nothing_and_names_the_cause() {
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(out.stderr.contains("free"), "{}", out.stderr);
     assert_eq!(d.names(), ["filler", "s.db"]);
+}
+
+#[test]
+fn a_work_folder_that_fills_during_the_replay_loses_no_sample() {
+    if !is_root() {
+        eprintln!("skipped: mounting a small file system needs root");
+        return;
+    }
+    let sb = Sandbox::new();
+    let tmp = sb.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    // 20 000 samples of 154 bytes are about 3 MB: more than the 2 MiB work folder holds.
+    let work = Tmpfs::mount(sb.path("work"), "2m");
+    let store = sb.results();
+    let out = pb_with(
+        [
+            "run",
+            "--records",
+            "100",
+            "--ops",
+            "20000",
+            "--delay",
+            "zero",
+            "--no-overhead",
+            "--dir",
+            arg(&work.0.join("d")),
+            "--results",
+            arg(&store),
+        ],
+        |c| {
+            c.current_dir(sb.path("")).env("TMPDIR", &tmp);
+        },
+    )
+    .expect_ok();
+    assert!(
+        out.stderr
+            .contains("the work folder filled during the replay")
+            && out.stderr.contains("No space left on device")
+            && out.stderr.contains("none was lost"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(common::stored_samples(&store, 1), 20_000);
+    // The spill folder went with the stored run.
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -20,12 +20,9 @@ pub mod tdist;
 
 use crate::error::{Result, ResultExt};
 use crate::run::pacer::Pacing;
-use crate::run::sample::OpSample;
 use crate::run::RunOutput;
 use aggregate::Aggregator;
 use export::CsvWriter;
-use std::fs::File;
-use std::io::BufReader;
 use std::path::Path;
 use store::Store;
 use summary::RunSummary;
@@ -83,7 +80,7 @@ fn write_run(
     let mut csv = raw_csv.map(CsvWriter::create).transpose()?;
     let mut writer = store.begin_run()?;
     let mut freq = crate::platform::cpufreq::join::open(out.platform.timeline.as_deref());
-    for sample in spool(&out.spool)? {
+    for sample in crate::run::spill::samples(&out.spool)? {
         let mut s = sample?;
         if let Some(f) = freq.as_mut() {
             s.freq_khz = f.at(s.start_ns, s.latency_ns()).unwrap_or(0);
@@ -97,8 +94,10 @@ fn write_run(
         }
     }
     let backlog = if out.pacing == Pacing::Open {
-        let starts = spool(&out.spool)?.map_while(|s| s.ok()).map(|s| s.start_ns);
-        let intended = spool(&out.spool)?
+        let starts = crate::run::spill::samples(&out.spool)?
+            .map_while(|s| s.ok())
+            .map(|s| s.start_ns);
+        let intended = crate::run::spill::samples(&out.spool)?
             .map_while(|s| s.ok())
             .map(|s| s.intended_ns);
         aggregate::max_backlog(starts, intended)
@@ -129,17 +128,4 @@ fn write_run(
 pub fn result_bytes_estimate(ops: u64, keep_samples: bool) -> u64 {
     let per_op = if keep_samples { 160 } else { 0 };
     ops.saturating_mul(per_op).saturating_add(1 << 20)
-}
-
-/// Iterate the samples of a spool file.
-fn spool(path: &Path) -> Result<impl Iterator<Item = Result<OpSample>>> {
-    let mut input = BufReader::with_capacity(
-        1 << 20,
-        File::open(path).run_err(format!("reading {}", path.display()))?,
-    );
-    Ok(std::iter::from_fn(move || {
-        OpSample::decode(&mut input)
-            .run_err("reading samples")
-            .transpose()
-    }))
 }

@@ -16,8 +16,6 @@ use crate::workload::delay::DelayModel;
 use crate::workload::trace::TraceReader;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// What the replay process must do.
@@ -39,6 +37,10 @@ pub struct ReplaySpec {
     pub order: super::order::Order,
     pub spool: PathBuf,
     pub report: PathBuf,
+    /// Folders on other file systems that take the spool and the report when the work folder
+    /// fills up ([`super::spill`]).
+    #[serde(default)]
+    pub spill: Vec<PathBuf>,
     /// Frequency and energy to observe beside the replay.
     #[serde(default)]
     pub observe: ObserveSpec,
@@ -88,6 +90,12 @@ pub struct ReplayReport {
     /// An imported trace replayed with its connections kept: what each connection did.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub connections: BTreeMap<String, super::connections::ConnectionReport>,
+    /// The spool's continuations in spill folders, in order, when the work folder filled.
+    #[serde(default)]
+    pub spool_parts: Vec<PathBuf>,
+    /// Why the spool left the work folder, when it did.
+    #[serde(default)]
+    pub spool_note: Option<String>,
 }
 
 /// The time and I/O of a phase of the replay that belongs to no operation.
@@ -124,12 +132,9 @@ fn by_kind(io: &crate::engine::io::IoCounters) -> BTreeMap<String, IoStats> {
         .collect()
 }
 
-/// Streams samples to the spool file.
-struct SpoolSink(BufWriter<File>);
-
-impl SampleSink for SpoolSink {
+impl SampleSink for super::spill::Spool {
     fn record(&mut self, sample: &OpSample) -> Result<()> {
-        sample.encode(&mut self.0).run_err("writing samples")
+        super::spill::Spool::record(self, sample)
     }
 }
 
@@ -162,7 +167,7 @@ pub fn main(spec_path: &Path) -> Result<()> {
         crate::run::flash_hook::child_finish()?;
     }
     let json = serde_json::to_vec(&report).run_err("replay report")?;
-    std::fs::write(&spec.report, json).run_err(format!("writing {}", spec.report.display()))
+    super::spill::write_report(&spec.report, &spec.spill, &json)
 }
 
 /// Replay `reader` on an open engine according to `spec` and describe the result.
@@ -175,8 +180,7 @@ pub fn replay_with(
 ) -> Result<ReplayReport> {
     let timer_slack_ns = crate::platform::clock::set_timer_slack(1);
     let delay = spec.delay.as_deref().map(DelayModel::parse).transpose()?;
-    let file = File::create(&spec.spool).run_err(format!("creating {}", spec.spool.display()))?;
-    let mut sink = SpoolSink(BufWriter::with_capacity(1 << 20, file));
+    let mut sink = super::spill::Spool::create(&spec.spool, &spec.spill)?;
     // SAFETY: gettid has no arguments.
     let observer = Observer::start(&spec.observe, unsafe { libc::gettid() });
     let connections = reader.header().import.as_ref().map_or(1, |i| i.connections);
@@ -210,7 +214,7 @@ pub fn replay_with(
         )?
     };
     let observation = observer.finish();
-    sink.0.flush().run_err("writing samples")?;
+    let (spool_parts, spool_note) = sink.finish()?;
     let mut report = report(
         engine.info(),
         totals,
@@ -220,6 +224,8 @@ pub fn replay_with(
     );
     report.observation = Some(observation);
     report.connections = by_connection;
+    report.spool_parts = spool_parts;
+    report.spool_note = spool_note;
     Ok(report)
 }
 
@@ -251,6 +257,8 @@ fn report(
         phases: BTreeMap::new(),
         runner: None,
         connections: BTreeMap::new(),
+        spool_parts: Vec::new(),
+        spool_note: None,
     }
 }
 
@@ -333,7 +341,7 @@ pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
         }
         None => return Err(Error::failed("the replay process was killed by a signal")),
     }
-    let text = std::fs::read(&spec.report).run_err("reading the replay report")?;
+    let text = super::spill::read_report(&spec.report, &spec.spill, child.id())?;
     let mut report: ReplayReport = serde_json::from_slice(&text).run_err("replay report")?;
     report.runner = runner;
     Ok(report)

@@ -4,15 +4,13 @@
 //! (`--flash-model SPEC`), attributing the run phase to operations by time: an I/O call belongs
 //! to the operation whose start–end interval contains it.
 
-use super::sample::OpSample;
 use crate::engine::io::capture;
 use crate::engine::io::trace::{self, IoRecord, TraceInfo, TraceWriter, MARK_LOAD, MARK_RUN};
-use crate::error::{Result, ResultExt};
+use crate::error::Result;
 use crate::flash::config::ModelConfig;
 use crate::flash::{KindReport, ModelReport};
 use crate::platform::clock::mono_ns;
 use std::collections::BTreeMap;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 /// What `run` was asked to do with the flash model.
@@ -84,7 +82,7 @@ pub fn finish(
     req: &FlashRequest,
     mut records: Vec<IoRecord>,
     child_trace: Option<&Path>,
-    spool: &Path,
+    spool: &[std::path::PathBuf],
     engine: &str,
 ) -> Result<Option<ModelReport>> {
     if let Some(p) = child_trace {
@@ -98,7 +96,7 @@ pub fn finish(
     let Some(cfg) = &req.model else {
         return Ok(None);
     };
-    let samples = read_spool(spool)?;
+    let samples = crate::run::spill::samples(spool)?.collect::<Result<Vec<_>>>()?;
     let mut by_kind: BTreeMap<String, KindReport> = BTreeMap::new();
     for s in &samples {
         by_kind.entry(s.kind().name().to_string()).or_default().ops += 1;
@@ -119,16 +117,6 @@ pub fn finish(
     }
     report.by_kind = Some(by_kind);
     Ok(Some(report))
-}
-
-fn read_spool(path: &Path) -> Result<Vec<OpSample>> {
-    let f = std::fs::File::open(path).run_err(format!("reading {}", path.display()))?;
-    let mut input = BufReader::new(f);
-    let mut v = Vec::new();
-    while let Some(s) = OpSample::decode(&mut input).run_err("reading samples")? {
-        v.push(s);
-    }
-    Ok(v)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod overhead;
 pub mod pacer;
 pub mod replay;
 pub mod sample;
+pub mod spill;
 pub mod verify;
 
 use crate::engine;
@@ -84,7 +85,11 @@ pub struct RunOutput {
     /// CLOCK_MONOTONIC when the replay process was spawned (or the replay began, when warm).
     pub spawn_ns: u64,
     pub report: ReplayReport,
-    pub spool: PathBuf,
+    /// The samples' spool: the file in the work folder, then its continuations in spill
+    /// folders when that filled.
+    pub spool: Vec<PathBuf>,
+    /// Keeps the spill folders (and what went into them) until the run is stored.
+    pub spill: Vec<crate::platform::cleanup::TempDir>,
     pub overhead: Option<overhead::Overhead>,
     /// Governor, frequency, energy and background load around the replay.
     pub platform: crate::platform::session::PlatformOutcome,
@@ -250,6 +255,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
     } = prepared;
     let data_dir = workdir.path().join("db");
     std::fs::create_dir_all(&data_dir).run_err(format!("creating {}", data_dir.display()))?;
+    let spill_dirs = spill::folders(workdir.path());
     let mut spec = ReplaySpec {
         trace: trace_path.clone(),
         data_dir: data_dir.clone(),
@@ -262,6 +268,7 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         order: req.order,
         spool: workdir.path().join("samples.spool"),
         report: workdir.path().join("replay.json"),
+        spill: spill_dirs.iter().map(|d| d.path().to_path_buf()).collect(),
         observe: Default::default(),
         flash_trace: flash
             .wanted()
@@ -319,17 +326,25 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         (cache, "fresh-process", spawn_ns, report)
     };
 
+    if let Some(why) = &report.spool_note {
+        let went: Vec<String> = report
+            .spool_parts
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        eprintln!(
+            "pocketbench: note: the work folder filled during the replay ({why}); the samples \
+             went on in {} (until the run is stored) and none was lost",
+            went.join(", ")
+        );
+    }
+    let mut spool = vec![spec.spool.clone()];
+    spool.extend(report.spool_parts.iter().cloned());
     session.baseline(report.run_end_ns.saturating_sub(report.run_start_ns));
     let child_trace = spec.flash_trace.as_deref().filter(|_| !req.warm);
     let flash = if flash.wanted() {
         crate::output::progress::phase("modelling the flash I/O trace");
-        flash_hook::finish(
-            flash,
-            flash_records,
-            child_trace,
-            &spec.spool,
-            &flash_engine,
-        )?
+        flash_hook::finish(flash, flash_records, child_trace, &spool, &flash_engine)?
     } else {
         None
     };
@@ -358,7 +373,8 @@ pub fn execute(req: &RunRequest, prepared: Prepared) -> Result<RunOutput> {
         mode,
         spawn_ns,
         report,
-        spool: spec.spool,
+        spool,
+        spill: spill_dirs,
         overhead,
         platform,
         flash,
