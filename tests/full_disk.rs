@@ -5,7 +5,8 @@
 //! the run goes to a spool file beside the store, else in `$TMPDIR`, else in `$HOME`, else is
 //! printed whole as JSON on stdout, and no place that failed keeps a file. A work folder
 //! (`--dir`) that fills while the replay writes its samples sends the rest to a spill folder
-//! on another file system: every sample is stored and the run says where they went.
+//! on another file system: every sample is stored and the run says where they went; a `--raw`
+//! CSV that fills its disk fails alone, after the run is stored, and says so.
 
 mod common;
 
@@ -243,4 +244,45 @@ fn a_work_folder_that_fills_during_the_replay_loses_no_sample() {
     // The spill folder went with the stored run.
     let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_raw_csv_that_fills_its_disk_costs_only_itself() {
+    if !is_root() {
+        eprintln!("skipped: mounting a small file system needs root");
+        return;
+    }
+    let sb = Sandbox::new();
+    // 3 000 rows of the CSV are far more than 64 KiB.
+    let small = Tmpfs::mount(sb.path("small"), "64k");
+    let store = sb.results();
+    let raw = small.0.join("ops.csv");
+    let out = pb_with(
+        [
+            "run",
+            "--records",
+            "100",
+            "--ops",
+            "3000",
+            "--delay",
+            "zero",
+            "--no-overhead",
+            "--raw",
+            arg(&raw),
+            "--results",
+            arg(&store),
+        ],
+        |c| {
+            c.current_dir(sb.path(""));
+        },
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("No space left on device")
+            && out.stderr.contains("the run itself is stored as #1"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(common::stored_runs(&store), 1);
+    assert_eq!(small.names(), Vec::<String>::new());
 }

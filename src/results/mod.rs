@@ -18,7 +18,7 @@ pub mod suites;
 pub mod summary;
 pub mod tdist;
 
-use crate::error::{Result, ResultExt};
+use crate::error::{Error, Result, ResultExt};
 use crate::run::pacer::Pacing;
 use crate::run::RunOutput;
 use aggregate::Aggregator;
@@ -49,35 +49,59 @@ pub fn record_with(
 ) -> Result<RunSummary> {
     spool::test_hook();
     // A finished run the store cannot take goes to a spool file, or at last to stdout.
-    store
+    let summary = store
         .follow_path()
-        .and_then(|()| write_run(out, store, raw_csv, keep_samples, also))
+        .and_then(|()| write_run(out, store, keep_samples, also))
         .map_err(|e| {
             spool::keep(
                 store.path(),
                 e,
                 "run",
-                |s| write_run(out, s, raw_csv, keep_samples, |_| Ok(())),
+                |s| write_run(out, s, keep_samples, |_| Ok(())),
                 || {
                     // The summary, built in memory (the samples are not part of it).
                     let mut mem = Store::open(Path::new(":memory:"))?;
-                    let s = write_run(out, &mut mem, None, false, |_| Ok(()))?;
+                    let s = write_run(out, &mut mem, false, |_| Ok(()))?;
                     serde_json::to_value(s).run_err("run summary")
                 },
             )
-        })
+        })?;
+    // The CSV comes after the run is safe: a CSV that cannot be written costs only itself.
+    if let Some(path) = raw_csv {
+        write_raw(out, path).map_err(|e| {
+            Error::failed(format!(
+                "{e}; the run itself is stored as #{} in {}",
+                summary.id,
+                store.path().display()
+            ))
+        })?;
+    }
+    Ok(summary)
+}
+
+/// `--raw`: every sample as a CSV row, with the frequency it ran at where that was sampled.
+fn write_raw(out: &RunOutput, path: &Path) -> Result<()> {
+    let t0 = out.report.run_start_ns;
+    let mut csv = CsvWriter::create(path)?;
+    let mut freq = crate::platform::cpufreq::join::open(out.platform.timeline.as_deref());
+    for sample in crate::run::spill::samples(&out.spool)? {
+        let mut s = sample?;
+        if let Some(f) = freq.as_mut() {
+            s.freq_khz = f.at(s.start_ns, s.latency_ns()).unwrap_or(0);
+        }
+        csv.row(&s, t0)?;
+    }
+    csv.finish()
 }
 
 fn write_run(
     out: &RunOutput,
     store: &mut Store,
-    raw_csv: Option<&Path>,
     keep_samples: bool,
     also: impl FnOnce(&store::RunWriter<'_>) -> Result<()>,
 ) -> Result<RunSummary> {
     let t0 = out.report.run_start_ns;
     let mut agg = Aggregator::default();
-    let mut csv = raw_csv.map(CsvWriter::create).transpose()?;
     let mut writer = store.begin_run()?;
     let mut freq = crate::platform::cpufreq::join::open(out.platform.timeline.as_deref());
     for sample in crate::run::spill::samples(&out.spool)? {
@@ -88,9 +112,6 @@ fn write_run(
         agg.add(&s);
         if keep_samples {
             writer.sample(&s, t0)?;
-        }
-        if let Some(c) = csv.as_mut() {
-            c.row(&s, t0)?;
         }
     }
     let backlog = if out.pacing == Pacing::Open {
@@ -117,9 +138,6 @@ fn write_run(
         }
     }
     writer.commit(&summary)?;
-    if let Some(c) = csv {
-        c.finish()?;
-    }
     Ok(summary)
 }
 
