@@ -270,6 +270,26 @@ fn without_run_as_or_root_the_schema_is_said_missing_and_a_bad_package_refused()
     ]);
     assert_eq!(bad.code, Some(2));
     assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+
+    // The log and its raw logcat are a pair of files: standard output cannot take them.
+    let to_stdout = d.pb(&[
+        "device",
+        "capture",
+        "--package",
+        APP,
+        "--duration",
+        "0s",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(to_stdout.code, Some(2), "{}", to_stdout.stderr);
+    assert!(
+        to_stdout
+            .stderr
+            .contains("-o -: device capture writes two files"),
+        "{}",
+        to_stdout.stderr
+    );
 }
 
 #[test]

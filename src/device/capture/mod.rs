@@ -168,6 +168,18 @@ pub fn capture(t: &dyn Transport, req: &CaptureRequest) -> Result<CaptureReport>
             escape(&req.package)
         )));
     }
+    // Two files are written (the log and its raw logcat beside it): a regular file's name.
+    if !matches!(
+        crate::output::target::kind(&req.output),
+        Ok(crate::output::target::Target::File(_))
+    ) {
+        crate::output::target::check(&req.output, "-o")?;
+        return Err(Error::input(format!(
+            "-o {}: device capture writes two files (the log and its .logcat beside it); give a file name",
+            escape(&req.output.display().to_string())
+        )));
+    }
+    crate::output::target::check(&req.output, "-o")?;
     let pkg = &req.package;
     let mut report = CaptureReport {
         output: req.output.clone(),
