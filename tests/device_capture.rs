@@ -284,9 +284,7 @@ fn without_run_as_or_root_the_schema_is_said_missing_and_a_bad_package_refused()
     ]);
     assert_eq!(to_stdout.code, Some(2), "{}", to_stdout.stderr);
     assert!(
-        to_stdout
-            .stderr
-            .contains("-o -: device capture writes two files"),
+        to_stdout.stderr.contains("device capture writes two files"),
         "{}",
         to_stdout.stderr
     );
