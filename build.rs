@@ -1,10 +1,10 @@
-//! Build script: records the redb version Cargo.lock resolved and, for the engines that link
-//! system libraries (features only), the RocksDB version pkg-config reports (its C API has no
-//! version call), compiles the small C shim over BerkeleyDB's method tables
-//! (`src/engine/berkeleydb/shim.c`, feature `berkeleydb`) and the bare SQLite loop that
-//! `benches/saturation` links (`benches/saturation/bare_loop.c`; only that bench links it),
-//! and the two preload libraries the binary embeds: `capture`'s statement tracer
-//! (`src/capture/preload.c`) and `durability`'s recorder of file-system calls
+//! Build script: records the commit `--version` names, the redb version Cargo.lock resolved
+//! and, for the engines that link system libraries (features only), the RocksDB version
+//! pkg-config reports (its C API has no version call); compiles the small C shim over
+//! BerkeleyDB's method tables (`src/engine/berkeleydb/shim.c`, feature `berkeleydb`), the bare
+//! SQLite loop that `benches/saturation` links (`benches/saturation/bare_loop.c`; only that
+//! bench links it), and the two preload libraries the binary embeds: `capture`'s statement
+//! tracer (`src/capture/preload.c`) and `durability`'s recorder of file-system calls
 //! (`src/durability/recorder.c`, feature `recorded-models` only).
 
 fn main() {
@@ -18,6 +18,27 @@ fn main() {
         .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
         .map_or("unknown".to_string(), |v| v.trim_matches('"').to_string());
     println!("cargo:rustc-env=POCKETBENCH_REDB_VERSION={redb}");
+    // The commit `--version` names ("unknown" outside a git checkout), looked up again when
+    // HEAD or the branch it names moves.
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    let branch = git(&["symbolic-ref", "-q", "HEAD"]);
+    for name in ["HEAD".to_string()].into_iter().chain(branch) {
+        if let Some(f) = git(&["rev-parse", "--git-path", &name]) {
+            if std::path::Path::new(&f).exists() {
+                println!("cargo:rerun-if-changed={f}");
+            }
+        }
+    }
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=POCKETBENCH_COMMIT={commit}");
     if std::env::var_os("CARGO_FEATURE_ROCKSDB").is_some() {
         let version = std::process::Command::new("pkg-config")
             .args(["--modversion", "rocksdb"])

@@ -79,10 +79,12 @@ pub fn spec_properties(data: &[u8]) {
     workload_file(".properties", data);
 }
 
-/// SQL text as a workload's statement holds it, split and run on an in-memory database.
+/// SQL text as a workload's statement holds it, split and run on an in-memory database, and
+/// read by the JVM engines' screen of untrusted statements.
 pub fn sql_splitter(data: &[u8]) {
     if let Ok(sql) = std::str::from_utf8(data) {
         let _ = crate::engine::sqlite::session::exec_in_memory(sql);
+        let _ = crate::run::screen::refusal(sql);
     }
 }
 

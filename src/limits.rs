@@ -169,6 +169,17 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
     Some((s.f_bavail as u64).saturating_mul(s.f_frsize as u64))
 }
 
+/// "; did you mean 'X'?" when one of `known` is close to the mistyped `given` (as clap
+/// suggests subcommands and flags), else nothing.
+pub fn did_you_mean<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    known
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(given, k), k))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(String::new(), |(_, k)| format!("; did you mean '{k}'?"))
+}
+
 /// A byte count for a message: MiB or GiB with one decimal.
 pub fn human(bytes: u64) -> String {
     const MIB: f64 = (1u64 << 20) as f64;

@@ -1,7 +1,7 @@
 //! The `pocketbench` command: parse the command line, dispatch, and map errors to exit status
 //! (2 for bad input, 1 for a failed run) with one line on stderr.
 
-use clap::{CommandFactory, Parser};
+use clap::CommandFactory;
 use pocketbench::commands::cli::{Cli, Command};
 use pocketbench::{commands, limits, platform, run};
 
@@ -10,7 +10,13 @@ fn main() {
     // Like other Unix tools, end quietly when the reader of our output goes away (`| head`).
     // SAFETY: restoring the default disposition of SIGPIPE before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    let cli = Cli::try_parse().unwrap_or_else(|e| usage_error(e));
+    // `-V` prints the version, `--version` the build (commit, features, engines, SQLite).
+    let long_version: &'static str = Box::leak(commands::version::long().into_boxed_str());
+    let cli = Cli::command()
+        .long_version(long_version)
+        .try_get_matches()
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+        .unwrap_or_else(|e| usage_error(e));
     #[cfg(feature = "server")]
     let serving = matches!(cli.command, Command::Serve(_));
     #[cfg(not(feature = "server"))]

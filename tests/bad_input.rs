@@ -94,6 +94,12 @@ fn unknown_engine() {
         &small_with(&["--engine", "nosuchengine"]),
         &["--engine", "nosuchengine"],
     );
+    // A near miss is named, as clap names a near-miss subcommand.
+    assert_bad_run(
+        &Sandbox::new(),
+        &small_with(&["--engine", "sqlit"]),
+        &["unknown engine \"sqlit\"; did you mean 'sqlite'?"],
+    );
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! The command line itself: `engines`, and `--help` with examples for every command.
+//! The command line itself: `engines`, `--help` with examples for every command, and `-V` /
+//! `--version` (the long one names the commit, features, engines and SQLite of the build).
 
 mod common;
 
@@ -142,4 +143,32 @@ fn completions_for_bash_zsh_and_fish() {
     let fish = sb.pb(["completions", "fish"]).expect_ok().stdout;
     assert!(fish.contains("complete -c pocketbench"), "{fish}");
     sb.expect_refused(&[("completions tcsh", "invalid value 'tcsh'")]);
+}
+
+#[test]
+fn short_version_is_one_line_and_the_long_one_names_the_build() {
+    let sb = Sandbox::new();
+    let short = sb.pb(["-V"]).expect_ok();
+    assert_eq!(
+        short.stdout,
+        format!("pocketbench {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let long = sb.pb(["--version"]).expect_ok().stdout;
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or("unknown".to_string(), |o| {
+            String::from_utf8_lossy(&o.stdout).trim().to_string()
+        });
+    for line in [
+        format!("pocketbench {}", env!("CARGO_PKG_VERSION")),
+        format!("commit: {commit}"),
+        "engines: sqlite, null".to_string(),
+        "sqlite: 3.".to_string(),
+        "features: ".to_string(),
+    ] {
+        assert!(long.contains(&line), "{line:?} in {long}");
+    }
 }

@@ -231,7 +231,7 @@ fn bad_engine_input_is_one_line_and_status_2() {
             &["--engine", "lmdb", "--workload", "pocketdata-a"],
             "lmdb is a key-value engine (SQL engines:",
         ),
-        (&["--engine", "nosuchdb"], "unknown engine 'nosuchdb'"),
+        (&["--engine", "nosuchdb"], "unknown engine \"nosuchdb\""),
     ];
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("r.db");

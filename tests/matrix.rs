@@ -97,7 +97,7 @@ fn bad_input_exits_2_with_one_line_and_writes_nothing() {
         ),
         (
             "[axes]\nengine = [\"sqlite\", \"nope\"]",
-            "unknown engine 'nope'",
+            "unknown engine \"nope\"",
         ),
         ("[axes]\ndelay = [\"sometimes\"]", "--delay"),
         (

@@ -110,6 +110,7 @@ fn harness_rate(trace_path: &Path, db_dir: &Path, work: &Path, round: u64) -> f6
         order: Default::default(),
         spool: work.join(format!("spool-{round}")),
         report: work.join(format!("report-{round}.json")),
+        spill: vec![],
         observe: Default::default(),
         flash_trace: None,
     };

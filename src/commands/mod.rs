@@ -26,6 +26,7 @@ pub mod serve;
 pub mod storage;
 pub mod submit;
 pub mod trace;
+pub mod version;
 
 use crate::error::{Error, Result};
 

@@ -201,8 +201,11 @@ pub fn descriptor(name: &str) -> Result<&'static EngineDescriptor> {
                     names.join(", ")
                 ));
             }
+            let known = names.iter().copied().chain(FEATURE_ENGINES.iter().map(|(n, _)| *n));
+            let hint = crate::limits::did_you_mean(name, known);
             Error::input(format!(
-                "--engine: unknown engine '{name}' (available: {})",
+                "--engine: unknown engine {}{hint} (available: {})",
+                crate::limits::escape(name),
                 names.join(", ")
             ))
         })

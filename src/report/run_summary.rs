@@ -140,6 +140,10 @@ fn latency_table(o: &mut String, s: &RunSummary) {
         } else {
             let _ = writeln!(o, "  {} operations FAILED; first: {e}", s.errors);
         }
+        // The next few one by one (the JSON lists up to a hundred).
+        for f in s.failed_operations.iter().skip(1).take(9) {
+            let _ = writeln!(o, "    then {f}");
+        }
     }
 }
 

@@ -44,6 +44,10 @@ pub struct RunSummary {
     #[serde(default)]
     pub divergences: u64,
     pub first_error: Option<String>,
+    /// The first failed operations one by one (`operation N: message`), up to
+    /// [`crate::run::replay::MAX_FAILED_LISTED`]; `errors` counts them all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_operations: Vec<String>,
     /// Start of the replay loop (before any initial delay) to its end (after the last sample
     /// is recorded).
     pub wall_ns: u64,
@@ -228,6 +232,11 @@ pub fn build(
             .first_error
             .as_ref()
             .map(|(seq, msg)| format!("operation {seq}: {msg}")),
+        failed_operations: r
+            .failed
+            .iter()
+            .map(|(seq, msg)| format!("operation {seq}: {msg}"))
+            .collect(),
         wall_ns,
         throughput_ops_per_s: if wall_ns == 0 {
             0.0

@@ -60,6 +60,9 @@ pub struct ReplayReport {
     pub ops: u64,
     pub errors: u64,
     pub first_error: Option<(u64, String)>,
+    /// The first failed operations one by one (sequence number, message).
+    #[serde(default)]
+    pub failed: Vec<(u64, String)>,
     pub run_start_ns: u64,
     pub run_end_ns: u64,
     pub first_op_start_ns: u64,
@@ -244,6 +247,7 @@ fn report(
         ops: t.ops,
         errors: t.errors,
         first_error: t.first_error,
+        failed: t.failed,
         run_start_ns: t.run_start_ns,
         run_end_ns: t.run_end_ns,
         first_op_start_ns: t.first_op_start_ns,

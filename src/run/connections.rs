@@ -163,13 +163,10 @@ pub fn replay(
             e.report.lock_retries += d.retries;
             if let Some(msg) = d.error {
                 e.report.errors += 1;
-                totals.errors += 1;
                 if is_busy(&msg) {
                     e.report.busy += 1;
                 }
-                if totals.first_error.is_none() {
-                    totals.first_error = Some((d.sample.seq, msg));
-                }
+                totals.failed(d.sample.seq, &msg);
             }
             totals.ops += 1;
             sink.record(&d.sample)

@@ -15,6 +15,7 @@ pub mod overhead;
 pub mod pacer;
 pub mod replay;
 pub mod sample;
+pub mod screen;
 pub mod spill;
 pub mod verify;
 
@@ -148,7 +149,12 @@ pub fn prepare(req: &RunRequest) -> Result<Prepared> {
                 .run_err("creating a temporary directory")?,
         ),
     };
-    let prepared = trace_for(req, workdir);
+    let prepared = trace_for(req, workdir).and_then(|p| {
+        if crate::engine::jvm::is_jvm(&req.engine) {
+            screen::check_trace(&p.trace_path, &req.engine)?;
+        }
+        Ok(p)
+    });
     if let (Err(_), Some(d)) = (&prepared, &req.data_dir) {
         // A refused run leaves nothing behind: not the --dir it created for the run, nor the
         // trace it wrote into one it was given.

@@ -140,6 +140,22 @@ impl Delays {
     }
 }
 
+/// Failed operations a run lists one by one (all of them are counted).
+pub const MAX_FAILED_LISTED: usize = 100;
+
+impl ReplayTotals {
+    /// Count the failure of operation `seq` and keep its message when it is among the first.
+    pub fn failed(&mut self, seq: u64, msg: &str) {
+        self.errors += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some((seq, msg.to_string()));
+        }
+        if self.failed.len() < MAX_FAILED_LISTED {
+            self.failed.push((seq, msg.to_string()));
+        }
+    }
+}
+
 /// Totals of one replay.
 #[derive(Clone, Debug, Default)]
 pub struct ReplayTotals {
@@ -147,6 +163,8 @@ pub struct ReplayTotals {
     pub errors: u64,
     /// Sequence number and message of the first failed operation.
     pub first_error: Option<(u64, String)>,
+    /// The first [`MAX_FAILED_LISTED`] failed operations: sequence number and message.
+    pub failed: Vec<(u64, String)>,
     pub run_start_ns: u64,
     pub run_end_ns: u64,
     pub first_op_start_ns: u64,
@@ -228,10 +246,7 @@ pub fn replay(
             totals.first_op_start_ns = start;
         }
         if let Err(msg) = &result {
-            totals.errors += 1;
-            if totals.first_error.is_none() {
-                totals.first_error = Some((seq, msg.clone()));
-            }
+            totals.failed(seq, msg);
         }
         let sample = OpSample {
             seq,

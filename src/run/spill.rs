@@ -194,7 +194,7 @@ mod tests {
         let spill = dir.path().join("spill");
         std::fs::create_dir(&spill).unwrap();
         // /dev/full takes nothing: every write fails with ENOSPC, as a full disk does.
-        let mut s = Spool::create(Path::new("/dev/full"), &[spill.clone()]).unwrap();
+        let mut s = Spool::create(Path::new("/dev/full"), std::slice::from_ref(&spill)).unwrap();
         let n = (2 * BUFFER / super::super::sample::ENCODED_LEN + 5) as u64;
         for i in 0..n {
             s.record(&sample(i)).unwrap();

@@ -98,6 +98,8 @@ fn load() -> std::result::Result<&'static Loaded, String> {
                     stmt_readonly: sym!("sqlite3_stmt_readonly"),
                     changes: sym!("sqlite3_changes"),
                     errmsg: sym!("sqlite3_errmsg"),
+                    set_authorizer: sym!("sqlite3_set_authorizer"),
+                    progress_handler: sym!("sqlite3_progress_handler"),
                 },
                 open_v2: sym!("sqlite3_open_v2"),
                 close: sym!("sqlite3_close"),
@@ -177,8 +179,10 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
     let flags = rusqlite::ffi::SQLITE_OPEN_READWRITE | rusqlite::ffi::SQLITE_OPEN_CREATE;
     // SAFETY: valid path; the handle is closed by Drop (also after a failed open).
     let rc = unsafe { (lib.open_v2)(cpath.as_ptr(), &mut db, flags, std::ptr::null()) };
+    let mut session = SqlSession::new(&lib.api, db);
+    session.guard(dir, crate::engine::sqlite::guard::DEFAULT_MAX_STEPS);
     let engine = BdbSql {
-        session: SqlSession::new(&lib.api, db),
+        session,
         db,
         lib,
         options: kv::effective_options(SPECS, options),

@@ -47,7 +47,24 @@ pub struct Api {
     pub stmt_readonly: unsafe extern "C" fn(*mut Stmt) -> c_int,
     pub changes: unsafe extern "C" fn(*mut Db) -> c_int,
     pub errmsg: unsafe extern "C" fn(*mut Db) -> *const c_char,
+    pub set_authorizer: unsafe extern "C" fn(*mut Db, Option<Authorizer>, *mut c_void) -> c_int,
+    pub progress_handler: unsafe extern "C" fn(
+        *mut Db,
+        c_int,
+        Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
+        *mut c_void,
+    ),
 }
+
+/// SQLite's authorizer callback (`sqlite3_set_authorizer`).
+pub type Authorizer = unsafe extern "C" fn(
+    *mut c_void,
+    c_int,
+    *const c_char,
+    *const c_char,
+    *const c_char,
+    *const c_char,
+) -> c_int;
 
 /// The bundled SQLite.
 pub static BUNDLED: Api = Api {
@@ -67,4 +84,6 @@ pub static BUNDLED: Api = Api {
     stmt_readonly: ffi::sqlite3_stmt_readonly,
     changes: ffi::sqlite3_changes,
     errmsg: ffi::sqlite3_errmsg,
+    set_authorizer: ffi::sqlite3_set_authorizer,
+    progress_handler: ffi::sqlite3_progress_handler,
 };

@@ -5,6 +5,7 @@
 //! SQL front end).
 
 pub mod api;
+pub mod guard;
 pub mod options;
 pub mod passthrough;
 pub mod session;
@@ -67,7 +68,8 @@ fn open(dir: &Path, options: &EngineOptions) -> Result<Box<dyn Engine>> {
     // Recorded in every result, whether chosen or not.
     pragmas.push(("sync_call", options::sync_call(options).to_string()));
     // SAFETY: the handle is used by the session only while `conn` is alive (field order).
-    let session = SqlSession::new(&api::BUNDLED, unsafe { conn.handle() });
+    let mut session = SqlSession::new(&api::BUNDLED, unsafe { conn.handle() });
+    session.guard(dir, options::max_steps(options));
     Ok(Box::new(SqliteEngine {
         session,
         conn,

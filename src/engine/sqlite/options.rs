@@ -24,6 +24,7 @@ pub const SPECS: &[OptionSpec] = &[
     OptionSpec { name: "sync_call", default: "fdatasync", help: "the system call SQLite's syncs make: fdatasync as Android builds SQLite, or fsync", kind: OptionKind::OneOf(&["fdatasync", "fsync"]) },
     OptionSpec { name: "wal_autocheckpoint", default: "1000", help: "WAL pages before an automatic checkpoint", kind: OptionKind::Integer { min: 0, max: i32::MAX as i64 } },
     OptionSpec { name: "foreign_keys", default: "off", help: "enforce FOREIGN KEY constraints (off: SQLite's and Android's default, applied even though the bundled build is compiled with them on; an app that enables them sets PRAGMA foreign_keys, which the import prints as this option)", kind: OptionKind::OneOf(&["off", "on"]) },
+    OptionSpec { name: "max_steps", default: "1000000000", help: "virtual-machine steps one operation may take before SQLite interrupts it (0: no bound); keeps a runaway statement of an untrusted workload, such as an endless recursive CTE, from running for ever", kind: OptionKind::Integer { min: 0, max: i64::MAX / 2 } },
     OptionSpec { name: "busy_timeout", default: "0", help: "milliseconds a statement waits for another connection's lock before SQLITE_BUSY (what an app sets with sqlite3_busy_timeout; matters when an imported trace replays its connections)", kind: OptionKind::Integer { min: 0, max: i32::MAX as i64 } },
 ];
 
@@ -44,7 +45,15 @@ const ANDROID: &[(&str, &str)] = &[
 const ALWAYS: [&str; 1] = ["foreign_keys"];
 
 /// Options that are not PRAGMAs.
-const NOT_PRAGMAS: [&str; 2] = ["preset", "sync_call"];
+const NOT_PRAGMAS: [&str; 3] = ["preset", "sync_call", "max_steps"];
+
+/// The `max_steps` option: virtual-machine steps one operation may take (0: no bound).
+pub fn max_steps(options: &EngineOptions) -> u64 {
+    options
+        .get("max_steps")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(super::guard::DEFAULT_MAX_STEPS)
+}
 
 /// The system call SQLite's syncs make: the `sync_call` option, `fdatasync` by default.
 pub fn sync_call(options: &EngineOptions) -> &str {

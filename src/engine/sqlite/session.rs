@@ -64,6 +64,16 @@ pub struct SqlSession {
     last_found: Option<bool>,
     /// Statements [`SqlSession::query`] prepared, by their text.
     prepared: std::collections::HashMap<String, RawStmt>,
+    /// What a workload's statements may not do ([`super::guard`]), once installed.
+    guard: Option<Box<super::guard::Guard>>,
+}
+
+impl Drop for SqlSession {
+    fn drop(&mut self) {
+        if self.guard.is_some() {
+            super::guard::Guard::remove(self.api, self.db);
+        }
+    }
 }
 
 /// A value bound to a `?` of [`SqlSession::query`].
@@ -82,6 +92,17 @@ impl SqlSession {
             kv: None,
             last: Vec::with_capacity(2048),
             last_found: None,
+            guard: None,
+        }
+    }
+
+    /// Treat every statement from here on as untrusted ([`super::guard`]): the run's database
+    /// lives in `folder`; each operation takes at most `max_steps` steps (0: no bound).
+    pub fn guard(&mut self, folder: &std::path::Path, max_steps: u64) {
+        if !self.db.is_null() {
+            self.guard = Some(super::guard::Guard::install(
+                self.api, self.db, folder, max_steps,
+            ));
         }
     }
 
@@ -214,13 +235,20 @@ impl SqlSession {
     #[inline]
     pub fn execute(&mut self, req: &Request<'_>) -> std::result::Result<Outcome, String> {
         self.last_found = None;
+        if let Some(g) = &self.guard {
+            g.start();
+        }
         let rows = match (req.op, self.kv.as_mut()) {
-            (Op::Sql { sql }, _) => self.exec_sql(sql)?,
-            (Op::SqlArgs { sql, args }, _) => self.exec_bound(sql, args)?,
-            (_, Some(kv)) => exec_kv(kv, req, &mut self.last, &mut self.last_found)?,
+            (Op::Sql { sql }, _) => self.exec_sql(sql),
+            (Op::SqlArgs { sql, args }, _) => self.exec_bound(sql, args),
+            (_, Some(kv)) => exec_kv(kv, req, &mut self.last, &mut self.last_found),
             (_, None) => return Err("key-value operation before the schema was created".into()),
         };
-        Ok(Outcome { rows })
+        match (rows, &self.guard) {
+            (Ok(rows), _) => Ok(Outcome { rows }),
+            (Err(e), Some(g)) => Err(g.explain(e)),
+            (Err(e), None) => Err(e),
+        }
     }
 
     pub fn last_read(&self) -> LastRead<'_> {
@@ -244,7 +272,12 @@ impl MemoryDb {
         let conn = rusqlite::Connection::open_in_memory()
             .map_err(|e| Error::failed(format!("in-memory SQLite: {e}")))?;
         // SAFETY: the handle stays valid while `conn` lives, which outlives the session.
-        let session = SqlSession::new(&super::api::BUNDLED, unsafe { conn.handle() });
+        let mut session = SqlSession::new(&super::api::BUNDLED, unsafe { conn.handle() });
+        // Statements checked here come from a log: no file may be attached or written.
+        session.guard(
+            std::path::Path::new("/nonexistent/no-file-may-be-attached"),
+            10_000_000,
+        );
         Ok(MemoryDb {
             session,
             _conn: conn,
@@ -254,6 +287,9 @@ impl MemoryDb {
 
 impl crate::workload::import::pipeline::StatementCheck for MemoryDb {
     fn run(&mut self, op: &Op) -> std::result::Result<(), String> {
+        if let Some(g) = &self.session.guard {
+            g.start();
+        }
         match op {
             Op::Sql { sql } => self.session.exec_sql(sql).map(drop),
             Op::SqlArgs { sql, args } => self.session.exec_bound(sql, args).map(drop),

@@ -62,6 +62,12 @@ pub fn choose(path: &Path, format: &str) -> Result<&'static FrontEnd> {
 
 /// Nothing in the log at `path` looked like any format.
 fn nothing_importable(path: &Path) -> Error {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return Error::input(format!(
+            "{}: the log is empty (nothing was recorded in it)",
+            path.display()
+        ));
+    }
     Error::input(format!(
         "{}: nothing importable found (tried as {})",
         path.display(),
