@@ -335,7 +335,7 @@ fn the_command_prints_speed_and_safety_side_by_side() {
         svg.contains(">sqlite journal_mode=delete synchronous=full<"),
         "{svg}"
     );
-    assert!(svg.contains(">none of 10<"), "{svg}");
+    assert!(svg.contains(">none of 10 crash states<"), "{svg}");
 }
 
 #[test]
