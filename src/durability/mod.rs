@@ -10,6 +10,7 @@
 pub mod args;
 pub mod checker;
 pub mod crash_vfs;
+pub mod engines;
 pub mod fsrec;
 pub mod judge;
 pub mod jvm;
