@@ -228,7 +228,7 @@ fn the_command_stores_prints_and_exports_a_run() {
     assert!(
         study
             .stdout
-            .contains("the study's findings: not checked (the run needs a relational, a document and an object engine)"),
+            .contains("the study's findings: not checked (the run needs a relational, a document and an object engine of one runtime)"),
         "{}",
         study.stdout
     );
