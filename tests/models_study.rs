@@ -8,7 +8,7 @@
 
 use pocketbench::models::query::Test;
 use pocketbench::models::study::{at_scale, check, render, times, Line, Roles, Verdict};
-use pocketbench::models::{summarize, Counters, EngineScale, Execution, Kind, ModelsRun};
+use pocketbench::models::{summarize, Counters, EngineScale, Execution, ModelsRun};
 
 const US: u64 = 1_000;
 const MS: u64 = 1_000_000;
