@@ -356,6 +356,15 @@ pub fn at_scale(r: &EngineScale, d: &EngineScale, o: &EngineScale, tuples: u32) 
     out
 }
 
+/// "objectbox 1.00 ms, sqlite 2.00 ms, …": each engine's figure.
+fn each(figures: &[(&EngineScale, f64)]) -> String {
+    figures
+        .iter()
+        .map(|(e, ns)| format!("{} {}", e.engine, ms(*ns)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A figure read off an engine's results (ns), and the span that measured it.
 type Measure = fn(&EngineScale) -> Option<(f64, Span)>;
 
@@ -391,26 +400,13 @@ fn quickest_object(r: &EngineScale, d: &EngineScale, o: &EngineScale) -> Judged 
             (r.engine.as_str(), name, rs),
             (d.engine.as_str(), name, ds),
         ]);
-        figures.push(format!(
-            "{name}: {} {}, {} {}, {} {}",
-            o.engine,
-            ms(ot),
-            r.engine,
-            ms(rt),
-            d.engine,
-            ms(dt)
-        ));
+        figures.push(format!("{name}: {}", each(&[(o, ot), (r, rt), (d, dt)])));
     }
     let t2 = [o, r, d].map(|e| mean(e, Test::LookupName));
     if let [Some(ot), Some(rt), Some(dt)] = t2 {
         figures.push(format!(
-            "test 2, not judged: {} {}, {} {}, {} {}",
-            o.engine,
-            ms(ot),
-            r.engine,
-            ms(rt),
-            d.engine,
-            ms(dt)
+            "test 2, not judged: {}",
+            each(&[(o, ot), (r, rt), (d, dt)])
         ));
     }
     let cause = format!(
