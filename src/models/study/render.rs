@@ -1,7 +1,7 @@
 //! The study's findings as text: per finding the paper's claim, what it is decided on and the
 //! paper's own figures; then per scale the verdict on each runtime's line with its figures,
 //! the warm-up they include and, where it does not hold, the cause; and the cross-runtime
-//! line's figures apart.
+//! line's figures apart (its warm-up is the two runtimes' lines' already).
 
 use super::findings::{claimed_order, ORDER_FROM, PAPER_SCALES};
 use super::{check, Line, FINDINGS, HOLDS_AT, REVERSED_AT, STARVED_BELOW};
@@ -43,14 +43,13 @@ pub fn render(run: &ModelsRun) -> String {
     for f in FINDINGS {
         let _ = writeln!(o, "  {} {}", f.number, f.claim);
         let _ = writeln!(o, "      on {}; the paper's figures: {}", f.on, f.paper);
-        let mut scales: Vec<u32> = study
-            .checks
-            .iter()
-            .filter(|c| c.number == f.number)
-            .map(|c| c.tuples)
-            .collect();
-        scales.dedup();
-        for tuples in scales {
+        let checked = |tuples: u32| {
+            study
+                .checks
+                .iter()
+                .any(|c| c.number == f.number && c.tuples == tuples)
+        };
+        for &tuples in run.scales.iter().filter(|&&t| checked(t)) {
             let mut note = String::new();
             if !(lo..=hi).contains(&tuples) {
                 let _ = write!(note, " (beyond the paper's {lo}-{hi})");
@@ -82,7 +81,7 @@ pub fn render(run: &ModelsRun) -> String {
                         let _ = writeln!(o, "      {}: {}", c.line.text(), c.figures);
                     }
                 }
-                if let Some(w) = &c.warmup {
+                if let Some(w) = c.warmup.as_ref().filter(|_| c.line.decides()) {
                     let _ = writeln!(o, "        warm-up included: {w}");
                 }
                 if let Some(cause) = &c.cause {
