@@ -70,7 +70,7 @@ fn judged(rows: &ByTxn, counter: u64) -> PointResult {
         in_flight: Some(3),
         ..PointResult::default()
     };
-    judge(&mut r, rows, Ok(counter), &plan(3));
+    judge(&mut r, rows, Some(Ok(counter)), &plan(3));
     r
 }
 

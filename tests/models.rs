@@ -228,7 +228,7 @@ fn the_command_stores_prints_and_exports_a_run() {
     assert!(
         study
             .stdout
-            .contains("the study's findings: not checked (the run needs a relational, a document and an object engine)"),
+            .contains("the study's findings: not checked (the run needs a relational, a document and an object engine of one runtime)"),
         "{}",
         study.stdout
     );
@@ -378,7 +378,7 @@ fn the_governor_is_set_and_restored_and_think_time_is_recorded() {
 fn the_jvm_engines_give_the_reference_answer_to_every_execution() {
     assert!(
         models::jvm::available(),
-        "H2, Nitrite and ObjectBox need a Java runtime and the JVM driver (`mvn -f drivers/jvm/pom.xml package`; scripts/test.sh builds it)"
+        "H2, sqlite-jdbc, Nitrite and ObjectBox need a Java runtime and the JVM driver (`mvn -f drivers/jvm/pom.xml package`; scripts/test.sh builds it)"
     );
     let engines: Vec<String> = models::jvm::ENGINES
         .iter()
@@ -405,12 +405,16 @@ fn the_jvm_engines_give_the_reference_answer_to_every_execution() {
         assert_eq!(run.results.len(), engines.len());
         for r in &run.results {
             let kind = match r.engine.as_str() {
-                "h2" => models::Kind::Relational,
+                "h2" | "sqlite-jdbc" => models::Kind::Relational,
                 "nitrite" => models::Kind::Document,
                 _ => models::Kind::Object,
             };
             assert_eq!(r.kind, kind, "{}", r.engine);
             assert_eq!(r.tests.len(), Test::ALL.len(), "{}", r.engine);
+            // The phases' thread counters come back from the driver.
+            let create = r.create_counters.expect("create counters");
+            assert!(create.cpu_ns > 0, "{}", r.engine);
+            assert!(r.insert_counters.expect("insert counters").cpu_ns > 0);
             for t in &r.tests {
                 let want = query::executions(t.test, 7, tuples);
                 assert_eq!(t.executions.len(), want.len(), "{} {:?}", r.engine, t.test);

@@ -3,6 +3,8 @@
 //! command and by studies (`suite = "durability"` in a plan), which read these flags by
 //! introspection, so a flag added here is an axis from then on.
 
+use super::engines::name as engine_name;
+pub use super::engines::DurabilityEngine;
 use super::fsrec::model::Model;
 use super::killed::Config as KilledConfig;
 use super::recorded::Config as RecordedConfig;
@@ -13,34 +15,6 @@ use crate::error::{Error, Result};
 use crate::limits::escape;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-
-/// The engines: power loss where their I/O can be interposed, a process crash elsewhere.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DurabilityEngine {
-    /// SQLite through the crash VFS (power loss).
-    Sqlite,
-    /// redb through a crash storage backend (power loss).
-    Redb,
-    /// LMDB killed with SIGKILL (process crash).
-    Lmdb,
-    /// RocksDB killed with SIGKILL (process crash; builds with the rocksdb feature).
-    Rocksdb,
-    /// LevelDB killed with SIGKILL (process crash; builds with the leveldb feature).
-    Leveldb,
-    /// BerkeleyDB (key-value) killed with SIGKILL (process crash; builds with the berkeleydb
-    /// feature).
-    Berkeleydb,
-    /// H2 in the JVM driver (builds with the jvm feature, Java and the driver).
-    H2,
-    /// BerkeleyDB Java Edition in the JVM driver.
-    BdbJe,
-    /// SQLite through JDBC (xerial sqlite-jdbc) in the JVM driver.
-    SqliteJdbc,
-    /// Nitrite (MVStore) in the JVM driver.
-    Nitrite,
-    /// ObjectBox in the JVM driver.
-    Objectbox,
-}
 
 /// The engine options a durability study sweeps, with the values run when `--config` does not
 /// name them (`None`: every value the engine's option takes). The values allowed are read from
@@ -116,21 +90,6 @@ impl FailureModel {
     }
 }
 
-fn engine_name(e: DurabilityEngine) -> &'static str {
-    match e {
-        DurabilityEngine::H2 => "h2",
-        DurabilityEngine::BdbJe => "bdb-je",
-        DurabilityEngine::SqliteJdbc => "sqlite-jdbc",
-        DurabilityEngine::Nitrite => "nitrite",
-        DurabilityEngine::Objectbox => "objectbox",
-        DurabilityEngine::Sqlite => "sqlite",
-        DurabilityEngine::Redb => "redb",
-        DurabilityEngine::Lmdb => "lmdb",
-        DurabilityEngine::Rocksdb => "rocksdb",
-        DurabilityEngine::Leveldb => "leveldb",
-        DurabilityEngine::Berkeleydb => "berkeleydb",
-    }
-}
 /// Upper bounds of the sizes (docs/limits.md).
 const MAX_CRASHES: u64 = 100_000;
 const MAX_TXNS: u64 = 10_000;

@@ -10,7 +10,9 @@
 pub mod args;
 pub mod checker;
 pub mod crash_vfs;
+pub mod engines;
 pub mod fsrec;
+pub mod judge;
 pub mod jvm;
 pub mod killed;
 pub mod recorded;
@@ -23,6 +25,7 @@ pub mod volatile;
 
 use crate::error::Result;
 use crate::workload::rng::Rng;
+pub use judge::judge;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -157,127 +160,6 @@ pub fn contain<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
     })
 }
 
-/// Judge what recovery found against the acknowledgements: `rows` read back and the counter
-/// (or why it could not be read), by the rules of the plan's workload.
-pub fn judge(
-    r: &mut PointResult,
-    rows: &ByTxn,
-    counter: std::result::Result<u64, String>,
-    plan: &Plan,
-) {
-    match plan.workload {
-        Workload::Append => judge_append(r, rows, counter, u64::from(plan.rows_per_txn)),
-        Workload::Update => judge_update(r, rows, counter, u64::from(plan.rows_per_txn)),
-    }
-}
-
-/// The update workload: the table must hold exactly one intact row per preloaded part, and as
-/// a whole be the table after some transaction `k` — the newest acknowledged one, or the one
-/// in flight. An older `k` lost `acknowledged − k` commits; no such `k` is a partial
-/// transaction; rows of transactions never attempted are phantoms.
-fn judge_update(
-    r: &mut PointResult,
-    rows: &ByTxn,
-    counter: std::result::Result<u64, String>,
-    rows_per_txn: u64,
-) {
-    let mut found: BTreeMap<u64, u64> = BTreeMap::new();
-    for (&txn, list) in rows {
-        for (part, data) in list {
-            if *data != payload(txn, *part) || found.insert(*part, txn).is_some() {
-                r.integrity.get_or_insert(format!(
-                    "row (txn {txn}, part {part}) is damaged or doubled"
-                ));
-            }
-        }
-    }
-    if found.len() as u64 != PRELOAD || found.keys().any(|&p| p >= PRELOAD) {
-        r.integrity.get_or_insert(format!(
-            "{} rows where the table holds {PRELOAD}",
-            found.len()
-        ));
-    }
-    let limit = r.in_flight.unwrap_or(0).max(r.acknowledged);
-    r.phantom = rows.keys().filter(|&&t| t > limit).count() as u64;
-    // The table after transaction k, for k = 0, 1, …, limit; remember the newest match.
-    let mut table: BTreeMap<u64, u64> = (0..PRELOAD).map(|p| (p, 0)).collect();
-    let mut matched = (table == found).then_some(0);
-    for k in 1..=limit {
-        for p in parts(Workload::Update, k, rows_per_txn) {
-            table.insert(p, k);
-        }
-        if table == found {
-            matched = Some(k);
-        }
-    }
-    match matched {
-        Some(k) => {
-            r.lost = r.acknowledged.saturating_sub(k);
-            match counter {
-                Ok(v) if v == k => {}
-                Ok(v) => {
-                    r.inconsistent = Some(format!(
-                        "counter is {v}, the table is after transaction {k}"
-                    ))
-                }
-                Err(e) => r.inconsistent = Some(format!("counter unreadable: {e}")),
-            }
-        }
-        None => {
-            r.partial = u64::from(r.integrity.is_none());
-            // The newest acknowledged transaction whose rows are all present, for the count.
-            let whole = |t: u64| {
-                parts(Workload::Update, t, rows_per_txn)
-                    .iter()
-                    .all(|p| found.get(p).is_some_and(|&w| w >= t))
-            };
-            let newest = (0..=r.acknowledged)
-                .rev()
-                .find(|&t| t == 0 || whole(t))
-                .unwrap_or(0);
-            r.lost = r.acknowledged - newest;
-        }
-    }
-}
-
-/// The append workload: every acknowledged transaction present with all its rows, none in
-/// part, none never attempted, the preload intact, the counter at the newest present.
-fn judge_append(
-    r: &mut PointResult,
-    rows: &ByTxn,
-    counter: std::result::Result<u64, String>,
-    rows_per_txn: u64,
-) {
-    let expected = |txn: u64| if txn == 0 { PRELOAD } else { rows_per_txn };
-    let whole = |txn: u64| {
-        rows.get(&txn).is_some_and(|parts| {
-            parts.len() as u64 == expected(txn)
-                && parts
-                    .iter()
-                    .enumerate()
-                    .all(|(i, (p, data))| *p == i as u64 && *data == payload(txn, *p))
-        })
-    };
-    r.lost = (1..=r.acknowledged).filter(|&t| !whole(t)).count() as u64;
-    if !whole(0) && r.integrity.is_none() {
-        r.integrity = Some("the rows present before the workload are damaged".into());
-    }
-    let limit = r.in_flight.unwrap_or(0).max(r.acknowledged);
-    for &txn in rows.keys() {
-        if txn > limit {
-            r.phantom += 1;
-        } else if txn > r.acknowledged && !whole(txn) {
-            r.partial += 1;
-        }
-    }
-    let newest = rows.keys().next_back().copied().unwrap_or(0);
-    match counter {
-        Ok(v) if v == newest => {}
-        Ok(v) => r.inconsistent = Some(format!("counter is {v}, newest transaction {newest}")),
-        Err(e) => r.inconsistent = Some(format!("counter unreadable: {e}")),
-    }
-}
-
 /// What to run for every configuration.
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
@@ -330,6 +212,10 @@ pub struct PointResult {
     pub integrity: Option<String>,
     /// The counter row disagreeing with the rows.
     pub inconsistent: Option<String>,
+    /// An ordering violation: a commit present while an earlier acknowledged one is missing
+    /// (no prefix of the commits explains what survived).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering: Option<String>,
     /// Reopening the database and reading it for the first time (rollback or WAL recovery).
     pub recovery_ns: u64,
 }
@@ -342,6 +228,7 @@ impl PointResult {
             || self.phantom > 0
             || self.integrity.is_some()
             || self.inconsistent.is_some()
+            || self.ordering.is_some()
     }
 
     /// One line for the first finding of a configuration; `replay` is the command line that
@@ -368,6 +255,9 @@ impl PointResult {
         }
         if let Some(i) = &self.inconsistent {
             what.push(i.clone());
+        }
+        if let Some(o) = &self.ordering {
+            what.push(format!("ordering: {o}"));
         }
         format!("{} (replay: {replay})", what.join("; "))
     }
@@ -418,8 +308,13 @@ pub struct ConfigReport {
     pub model: String,
     /// I/O events of the whole workload.
     pub events: u64,
+    /// Crash points tried (0 in runs stored before they were counted apart).
+    #[serde(default)]
+    pub points: u64,
+    /// Crash states tried: one per crash point, or several where the persistence model leaves
+    /// more than one outcome (`--states`).
     pub crashes: u64,
-    /// Crash points after which an acknowledged commit was missing.
+    /// Crash states after which an acknowledged commit was missing.
     pub crashes_losing_commits: u64,
     /// Acknowledged commits lost, summed over the crash points, and the most at one point.
     pub acknowledged_lost: u64,
@@ -427,11 +322,18 @@ pub struct ConfigReport {
     pub integrity_failures: u64,
     /// Partial or never-attempted transactions, or a counter out of step.
     pub atomicity_violations: u64,
+    /// Crash states with an ordering violation: a commit present while an earlier
+    /// acknowledged one is missing.
+    #[serde(default)]
+    pub ordering_violations: u64,
     pub recovery_p50_ns: u64,
     pub recovery_max_ns: u64,
     /// The workload on the real device (real syncs).
     pub txns_per_s: Option<f64>,
     pub first_finding: Option<String>,
+    /// The first ordering violation, with the flags that replay it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_ordering: Option<String>,
     /// Every crash point that found something (all of them with `--replay-crash`).
     pub findings: Vec<PointResult>,
 }
@@ -521,6 +423,7 @@ pub fn run_config(
         config: subject.config(),
         model: subject.model(plan.torn),
         events,
+        points: points.len() as u64,
         crashes: results.len() as u64,
         crashes_losing_commits: results.iter().filter(|r| r.lost > 0).count() as u64,
         acknowledged_lost: results.iter().map(|r| r.lost).sum(),
@@ -530,6 +433,7 @@ pub fn run_config(
             .iter()
             .filter(|r| r.partial > 0 || r.phantom > 0 || r.inconsistent.is_some())
             .count() as u64,
+        ordering_violations: results.iter().filter(|r| r.ordering.is_some()).count() as u64,
         recovery_p50_ns: recovery.get(recovery.len() / 2).copied().unwrap_or(0),
         recovery_max_ns: recovery.last().copied().unwrap_or(0),
         txns_per_s,
@@ -537,6 +441,13 @@ pub fn run_config(
             .iter()
             .find(|r| r.failed())
             .map(|r| r.text(&replay_command(subject, plan, r))),
+        first_ordering: results.iter().find_map(|r| {
+            let o = r.ordering.as_ref()?;
+            Some(format!(
+                "{o} (replay: {})",
+                replay_command(subject, plan, r)
+            ))
+        }),
         findings,
     })
 }

@@ -365,7 +365,7 @@ fn check(path: &Path, plan: &Plan, r: &mut PointResult) {
         Ok((rows, counter))
     })();
     match read {
-        Ok((rows, counter)) => judge(r, &rows, counter, plan),
+        Ok((rows, counter)) => judge(r, &rows, Some(counter), plan),
         Err(e) => {
             r.integrity.get_or_insert(format!("reading the data: {e}"));
         }

@@ -281,7 +281,7 @@ fn check(db: &Path, plan: &Plan, r: &mut PointResult) {
         })
         .map(|v| v as u64)
         .map_err(|e| e.to_string());
-    judge(r, &by_txn, counter, plan);
+    judge(r, &by_txn, Some(counter), plan);
 }
 
 /// `PRAGMA integrity_check`: `None` when it says ok, else its first complaint.

@@ -1,22 +1,23 @@
-//! The JVM engines of the data-model study — H2 (relational), Nitrite (document) and ObjectBox
-//! (object), each in its own idiom — through the JVM driver (`java -jar pocketbench-jvm.jar
+//! The JVM engines of the data-model study — H2 and SQLite through sqlite-jdbc (relational),
+//! Nitrite (document) and ObjectBox (object), each in its own idiom — through the JVM driver (`java -jar pocketbench-jvm.jar
 //! models`, docs/jvm.md): pocketbench hands over the generated tuples (tab-separated files) and
 //! every execution (the test's name, its SQL and its parameters, as JSON); the driver creates
-//! the database, inserts, runs and times each execution in the JVM (wall and thread CPU time;
-//! per-execution I/O is not seen there) under the budget, and writes each answer's rows back,
-//! which are checksummed here like every engine's.
+//! the database, inserts, runs and times each execution in the JVM (wall time, the thread's
+//! CPU time and its I/O from `/proc/thread-self/io`, as for every engine; the create and
+//! insert phases too) under the budget, and writes each answer's rows back, which are
+//! checksummed here like every engine's.
 // Without the runner (feature jvm) only the refusal and the shared parts remain.
 #![cfg_attr(not(feature = "jvm"), allow(unused_imports, dead_code))]
 
 use super::data::DataSet;
 use super::query::{self, Answer, Query, Value};
-use super::{EngineScale, Execution, Request};
+use super::{Counters, EngineScale, Execution, Request, ThreadIo};
 use crate::error::{Error, Result, ResultExt};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// The study engines that run in the JVM driver.
-pub const ENGINES: [&str; 3] = ["h2", "nitrite", "objectbox"];
+pub const ENGINES: [&str; 4] = ["h2", "sqlite-jdbc", "nitrite", "objectbox"];
 
 /// Whether `engine` runs here: ObjectBox's native core is published for x86_64 Linux only
 /// (`objectbox-linux`; docs/models.md says what ARM needs).
@@ -52,6 +53,11 @@ fn tsv(dir: &Path, name: &str, rows: impl Iterator<Item = String>) -> Result<std
 struct Out {
     create_ns: u64,
     insert_ns: u64,
+    /// The phases' thread counters (a driver built before they were kept sends none).
+    #[serde(default)]
+    create: Option<Counters>,
+    #[serde(default)]
+    insert: Option<Counters>,
     executions: Vec<Exec>,
 }
 
@@ -64,6 +70,9 @@ struct Exec {
     wall_ns: u64,
     #[serde(default)]
     cpu_ns: u64,
+    /// The thread's I/O from `/proc/thread-self/io` (zeros where the driver sends none).
+    #[serde(default)]
+    io: ThreadIo,
     #[serde(default)]
     rows: Vec<Vec<serde_json::Value>>,
 }
@@ -153,7 +162,7 @@ pub fn run_engine(
                 Execution {
                     wall_ns: e.wall_ns,
                     cpu_ns: e.cpu_ns,
-                    io: Default::default(),
+                    io: e.io,
                     rows: answer.rows.len() as u64,
                     checksum: answer.checksum(),
                 }
@@ -186,6 +195,8 @@ pub fn run_engine(
         insert_ns,
         inserts_per_s: data.rows() as f64 * 1e9 / insert_ns as f64,
         tests,
+        create_counters: out.create,
+        insert_counters: out.insert,
     })
 }
 

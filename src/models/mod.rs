@@ -111,7 +111,7 @@ pub fn engines() -> Vec<String> {
 /// The kind of study engine `name`.
 pub fn kind(name: &str) -> Kind {
     match name {
-        "sqlite" | "berkeleydb-sql" | "h2" => Kind::Relational,
+        "sqlite" | "berkeleydb-sql" | "h2" | "sqlite-jdbc" => Kind::Relational,
         "polodb" | "nitrite" => Kind::Document,
         "native_db" | "objectbox" => Kind::Object,
         _ => Kind::KeyValue,
@@ -128,6 +128,10 @@ pub fn role(name: &str) -> (&'static str, bool) {
         ),
         "h2" => (
             "relational: a Java SQL database some Android apps embed",
+            true,
+        ),
+        "sqlite-jdbc" => (
+            "relational: SQLite reached from Java, in the JVM stores' runtime",
             true,
         ),
         "berkeleydb-sql" => (
@@ -243,6 +247,32 @@ pub struct EngineScale {
     pub insert_ns: u64,
     pub inserts_per_s: f64,
     pub tests: Vec<TestResult>,
+    /// The create phase's thread counters (absent from runs stored before they were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub create_counters: Option<Counters>,
+    /// The insert phase's thread counters (likewise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insert_counters: Option<Counters>,
+}
+
+/// What a phase's thread did besides its wall time: its CPU time and its I/O.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    pub cpu_ns: u64,
+    pub io: ThreadIo,
+}
+
+/// Time `f` on this thread: its wall time and its [`Counters`].
+fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, u64, Counters)> {
+    let io0 = ThreadIo::now();
+    let (w0, c0) = (mono_ns(), thread_cpu_ns());
+    let out = f()?;
+    let (w1, c1) = (mono_ns(), thread_cpu_ns());
+    let counters = Counters {
+        cpu_ns: c1.saturating_sub(c0),
+        io: ThreadIo::now().since(io0),
+    };
+    Ok((out, w1 - w0, counters))
 }
 
 impl EngineScale {
@@ -385,12 +415,9 @@ fn run_engine(req: &Request, engine: &str, data: &DataSet, tuples: u32) -> Resul
     if jvm::ENGINES.contains(&engine) {
         return jvm::run_engine(req, engine, data, tuples, scratch.path());
     }
-    let t0 = mono_ns();
-    let mut store = create(engine, scratch.path())?;
-    let create_ns = mono_ns() - t0;
-    let t0 = mono_ns();
-    store.insert(data)?;
-    let insert_ns = (mono_ns() - t0).max(1);
+    let (mut store, create_ns, create_counters) = timed(|| create(engine, scratch.path()))?;
+    let ((), insert_ns, insert_counters) = timed(|| store.insert(data))?;
+    let insert_ns = insert_ns.max(1);
     let mut tests = Vec::new();
     let mut think = req.think.sampler(req.seed);
     for &test in &req.tests {
@@ -413,6 +440,8 @@ fn run_engine(req: &Request, engine: &str, data: &DataSet, tuples: u32) -> Resul
         insert_ns,
         inserts_per_s: data.rows() as f64 * 1e9 / insert_ns as f64,
         tests,
+        create_counters: Some(create_counters),
+        insert_counters: Some(insert_counters),
     })
 }
 

@@ -107,8 +107,8 @@ pub fn figure(store: &Store) -> Result<Option<Figure>> {
         let lost = c.crashes_losing_commits > 0;
         let w = (share.map(pct) - loss_x0).max(if lost { 2.0 } else { 0.0 });
         let title = format!(
-            "{label}: {} of {} power failures lost acknowledged commits ({} commits, at most {} at once); {} integrity failures",
-            c.crashes_losing_commits, c.crashes, c.acknowledged_lost, c.most_lost_at_once, c.integrity_failures
+            "{label}: {} of {} crash states lost acknowledged commits ({} commits, at most {} at once); {} integrity failures; {} ordering violations",
+            c.crashes_losing_commits, c.crashes, c.acknowledged_lost, c.most_lost_at_once, c.integrity_failures, c.ordering_violations
         );
         svg.rect(
             loss_x0,
@@ -121,10 +121,13 @@ pub fn figure(store: &Store) -> Result<Option<Figure>> {
         let mut text = if lost {
             format!("{pct:.0}%")
         } else {
-            format!("none of {}", c.crashes)
+            format!("none of {} crash states", c.crashes)
         };
         if c.integrity_failures > 0 {
             text.push_str(&format!(", {} corrupt", c.integrity_failures));
+        }
+        if c.ordering_violations > 0 {
+            text.push_str(&format!(", {} out of order", c.ordering_violations));
         }
         svg.label(loss_x0 + w + 4.0, y + ROW * 0.6, "start", &text);
     }
@@ -146,7 +149,7 @@ pub fn figure(store: &Store) -> Result<Option<Figure>> {
         id: "durability",
         title: "durability: speed beside safety under simulated power loss".into(),
         how_to_read: format!(
-            "One row per configuration. Left: the workload's transactions per second on the real device with real syncs. Right: the share of simulated power failures after which an acknowledged commit was missing (green: none), and how many left a database that failed its integrity check. Each failure cuts the workload at one I/O event, discards what was not synced, recovers and checks (docs/durability.md). {}",
+            "One row per configuration. Left: the workload's transactions per second on the real device with real syncs. Right: the share of crash states (one per simulated power failure, or several where the persistence model leaves more than one outcome) after which an acknowledged commit was missing (green: none), how many left a database that failed its integrity check, and how many kept a commit while losing an earlier acknowledged one (out of order). Each failure cuts the workload at one I/O event, discards what was not synced, recovers and checks (docs/durability.md). {}",
             models.join("; ")
         ),
         note: None,

@@ -136,12 +136,17 @@ fn summary(run: &ModelsRun) -> Figure {
     }
 }
 
-/// The study's five findings checked at the run's largest scale where the three roles ran:
-/// a row per finding, its verdict and the figures behind it.
+/// The study's five findings checked at the run's largest scale where a runtime's three roles
+/// ran: a row per finding and line, its verdict and the figures behind it.
 fn study(run: &ModelsRun) -> Option<Figure> {
-    let (roles, checks) = crate::models::study::check(run)?;
-    let largest = checks.iter().map(|c| c.tuples).max()?;
-    let rows: Vec<_> = checks.iter().filter(|c| c.tuples == largest).collect();
+    use crate::models::study::{check, FINDINGS, HOLDS_AT, REVERSED_AT};
+    let study = check(run)?;
+    let largest = study.checks.iter().map(|c| c.tuples).max()?;
+    let rows: Vec<_> = study
+        .checks
+        .iter()
+        .filter(|c| c.tuples == largest)
+        .collect();
     let row = 34.0;
     let mut svg = Svg::new(1100.0, 40.0 + row * rows.len() as f64);
     for (i, c) in rows.iter().enumerate() {
@@ -151,27 +156,45 @@ fn study(run: &ModelsRun) -> Option<Figure> {
             y,
             "start",
             r#"font-weight="bold""#,
-            &format!("{} {}", c.number, c.claim),
+            &format!(
+                "{} {} ({})",
+                c.number,
+                FINDINGS[c.number - 1].claim,
+                c.line.text()
+            ),
         );
+        let verdict = c
+            .verdict
+            .map(|v| format!("{}: ", v.text()))
+            .unwrap_or_default();
         svg.text(
             10.0,
             y + 14.0,
             "start",
             "",
-            &format!("{}: {}", c.verdict.text(), c.figures),
+            &format!("{verdict}{}", c.figures),
         );
         svg.points += 1;
     }
+    let lines: Vec<String> = study
+        .lines
+        .iter()
+        .map(|l| {
+            format!(
+                "{}: relational {}, document {}, object {}",
+                l.line.text(),
+                l.relational,
+                l.document,
+                l.object
+            )
+        })
+        .collect();
     Some(Figure {
         id: "models-study",
         title: format!("data models: the study's findings at {largest} tuples"),
         how_to_read: format!(
-            "Each finding of the mobile data-model study (SQLite, Couchbase Lite, db4o) checked on this run for the engines playing its roles (relational {}, document {}, object {}): holds when the claimed side is at least {}x faster, reversed when the other side is at least {}x faster, does not hold in between. `pocketbench models --study` gives every scale and the causes. From models run #{}.",
-            roles.relational,
-            roles.document,
-            roles.object,
-            crate::models::study::HOLDS_AT,
-            crate::models::study::REVERSED_AT,
+            "Each finding of the mobile data-model study (SQLite, Couchbase Lite, db4o in one Java runtime) checked on this run within one runtime ({}): holds when the claimed side is at least {HOLDS_AT}x faster, reversed when the other side is at least {REVERSED_AT}x faster, does not hold in between, not measurable when a side waited for a CPU; the cross-runtime line is shown, never a verdict. `pocketbench models --study` gives every scale, the paper's figures and the causes. From models run #{}.",
+            lines.join("; "),
             run.id
         ),
         note: None,

@@ -32,10 +32,11 @@ interface ModelEngine extends AutoCloseable {
 
     static ModelEngine open(String engine, Path dir, String ddl) throws Exception {
         switch (engine) {
-            case "h2": return new H2Models(dir, ddl);
+            case "h2": return JdbcModels.h2(dir, ddl);
+            case "sqlite-jdbc": return JdbcModels.sqlite(dir, ddl);
             case "nitrite": return new NitriteModels(dir);
             case "objectbox": return new ObjectBoxModels(dir);
-            default: throw Fail.input("unknown data-model engine '" + Fail.oneLine(engine) + "' (h2, nitrite, objectbox)");
+            default: throw Fail.input("unknown data-model engine '" + Fail.oneLine(engine) + "' (h2, sqlite-jdbc, nitrite, objectbox)");
         }
     }
 

@@ -17,8 +17,8 @@ import java.util.Map;
  * field {@code engine}, default h2): pocketbench generates the tuples and the executions and
  * hands them over as files (tab-separated rows; a JSON list of executions with the test's
  * name, SQL and parameters); this runs the study's phases — create (files and schema), insert
- * (every tuple, the rows parsed beforehand), then each execution timed with System.nanoTime
- * and the thread's CPU time, a test's remaining executions skipped once it has taken more than
+ * (every tuple, the rows parsed beforehand), then each execution timed with System.nanoTime,
+ * the thread's CPU time and its I/O (each phase too), a test's remaining executions skipped once it has taken more than
  * the budget — and writes every answer's rows back for pocketbench to cross-check against the
  * other engines.
  */
@@ -34,12 +34,12 @@ final class ModelsRunner {
         List<ModelEngine.SaleRow> sales = ModelEngine.sales(Path.of(spec.path("transactions").asText()));
         JsonNode queries = json.readTree(Files.readAllBytes(Path.of(spec.path("queries").asText())));
         ObjectNode out = json.createObjectNode();
-        long t0 = System.nanoTime();
+        Phase create = new Phase(threads);
         try (ModelEngine db = ModelEngine.open(engine, dir, spec.path("ddl").asText())) {
-            out.put("create_ns", System.nanoTime() - t0);
-            t0 = System.nanoTime();
+            out.put("create_ns", create.end(out.putObject("create")));
+            Phase insert = new Phase(threads);
             db.insert(people, sales);
-            out.put("insert_ns", System.nanoTime() - t0);
+            out.put("insert_ns", insert.end(out.putObject("insert")));
             Map<String, Long> spent = new HashMap<>();
             ArrayNode results = out.putArray("executions");
             for (JsonNode q : queries) {
@@ -62,14 +62,11 @@ final class ModelsRunner {
                     }
                 }
                 String sql = q.path("sql").asText();
-                long c0 = threads.getCurrentThreadCpuTime();
-                long w0 = System.nanoTime();
+                Phase execution = new Phase(threads);
                 List<Object[]> rows = db.query(test, sql, ints, text);
-                long wall = System.nanoTime() - w0;
-                long cpu = Math.max(0, threads.getCurrentThreadCpuTime() - c0);
+                long wall = execution.end(r);
                 spent.put(test, used + wall);
                 r.put("wall_ns", wall);
-                r.put("cpu_ns", cpu);
                 ArrayNode rs = r.putArray("rows");
                 for (Object[] row : rows) {
                     ArrayNode a = rs.addArray();
@@ -84,5 +81,36 @@ final class ModelsRunner {
             }
         }
         Files.write(Path.of(spec.path("out").asText()), json.writeValueAsBytes(out));
+    }
+
+    /**
+     * A span timed on the calling thread: its wall time, and the thread's CPU time and I/O
+     * ({@code /proc/thread-self/io}: through read/write calls and from or to storage), the
+     * counters pocketbench keeps for its own engines.
+     */
+    private static final class Phase {
+        private static final String[] IO = {"rchar", "wchar", "read_bytes", "write_bytes"};
+        private final ThreadMXBean threads;
+        private final Map<String, Long> io0 = ProcStats.threadIo();
+        private final long cpu0;
+        private final long wall0;
+
+        Phase(ThreadMXBean threads) {
+            this.threads = threads;
+            this.cpu0 = threads.getCurrentThreadCpuTime();
+            this.wall0 = System.nanoTime();
+        }
+
+        /** End the span: its CPU time and I/O into {@code to}; returns its wall time. */
+        long end(ObjectNode to) {
+            long wall = System.nanoTime() - wall0;
+            to.put("cpu_ns", Math.max(0, threads.getCurrentThreadCpuTime() - cpu0));
+            Map<String, Long> io1 = ProcStats.threadIo();
+            ObjectNode io = to.putObject("io");
+            for (String k : IO) {
+                io.put(k, Math.max(0, io1.getOrDefault(k, 0L) - io0.getOrDefault(k, 0L)));
+            }
+            return wall;
+        }
     }
 }

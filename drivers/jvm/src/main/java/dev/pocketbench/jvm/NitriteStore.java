@@ -157,7 +157,28 @@ final class NitriteStore extends BaseStore {
 
     @Override
     public String version() {
-        return "Nitrite " + org.dizitart.no2.common.Constants.NITRITE_VERSION + " (MVStore)";
+        return "Nitrite " + mavenVersion() + " (MVStore)";
+    }
+
+    /**
+     * Nitrite's version as its Maven artifact records it (META-INF/maven/…/pom.properties):
+     * the jar's own constant, {@code Constants.NITRITE_VERSION}, says 4.1.0 in the 4.3.0 jar.
+     */
+    static String mavenVersion() {
+        String file = "/META-INF/maven/org.dizitart/nitrite/pom.properties";
+        try (java.io.InputStream in = org.dizitart.no2.Nitrite.class.getResourceAsStream(file)) {
+            if (in != null) {
+                java.util.Properties p = new java.util.Properties();
+                p.load(in);
+                String v = p.getProperty("version");
+                if (v != null && !v.isBlank()) {
+                    return v;
+                }
+            }
+        } catch (java.io.IOException e) {
+            // unreadable: said below
+        }
+        return "(version unknown: no Maven metadata in its jar)";
     }
 
     @Override

@@ -93,6 +93,11 @@ final class ProcStats {
         return p;
     }
 
+    /** The calling thread's {@code /proc/thread-self/io} now (empty where unreadable). */
+    static Map<String, Long> threadIo() {
+        return fields("/proc/thread-self/io");
+    }
+
     /** {@code /proc/self/io} now (empty where unreadable). */
     static Map<String, Long> io() {
         return fields("/proc/self/io");

@@ -14,17 +14,30 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * H2 in the data-model study: the relational schema (the study's DDL, primary keys the only
- * indexes) with H2's defaults, every tuple inserted in one transaction (batched prepared
- * inserts), each test the SQL pocketbench gives, prepared once.
+ * The relational engines of the data-model study in the JVM, through JDBC: H2, and SQLite
+ * through xerial's sqlite-jdbc (SQLite in the same Java runtime as the JVM document and object
+ * stores, as an Android app reaches it). The relational schema (the study's DDL, primary keys
+ * the only indexes) with each engine's defaults, every tuple inserted in one transaction
+ * (batched prepared inserts), each test the SQL pocketbench gives, prepared once.
  */
-final class H2Models implements ModelEngine {
+final class JdbcModels implements ModelEngine {
     private final Connection conn;
     private final Map<String, PreparedStatement> prepared = new HashMap<>();
 
-    H2Models(Path dir, String ddl) throws Exception {
-        conn = DriverManager.getConnection(
-                "jdbc:h2:file:" + dir.resolve("models").toAbsolutePath() + ";NON_KEYWORDS=KEY,VALUE", "sa", "");
+    /** H2 with its defaults. */
+    static JdbcModels h2(Path dir, String ddl) throws Exception {
+        return new JdbcModels(DriverManager.getConnection(
+                "jdbc:h2:file:" + dir.resolve("models").toAbsolutePath() + ";NON_KEYWORDS=KEY,VALUE", "sa", ""), ddl);
+    }
+
+    /** SQLite through sqlite-jdbc with SQLite's defaults (rollback journal, synchronous=FULL). */
+    static JdbcModels sqlite(Path dir, String ddl) throws Exception {
+        return new JdbcModels(DriverManager.getConnection(
+                "jdbc:sqlite:" + dir.resolve("models.sqlite").toAbsolutePath()), ddl);
+    }
+
+    private JdbcModels(Connection conn, String ddl) throws Exception {
+        this.conn = conn;
         try (Statement s = conn.createStatement()) {
             for (String stmt : ddl.split(";")) {
                 if (!stmt.isBlank()) {
@@ -96,6 +109,9 @@ final class H2Models implements ModelEngine {
                     int type = md.getColumnType(c);
                     boolean integer = type == Types.INTEGER || type == Types.BIGINT || type == Types.SMALLINT
                             || type == Types.TINYINT || type == Types.NUMERIC || type == Types.DECIMAL;
+                    Object v = rs.getObject(c);
+                    // sqlite-jdbc types an expression column by its value: an Integer or Long.
+                    integer |= v instanceof Integer || v instanceof Long;
                     row[c - 1] = integer ? (Object) rs.getLong(c) : rs.getString(c);
                 }
                 rows.add(row);
