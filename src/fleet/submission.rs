@@ -138,28 +138,57 @@ fn refuse(field: &str, message: impl Into<String>) -> Refusal {
 /// Parse a JSON body into `T`; a refusal names the field at fault (its JSON path), or `body`
 /// when the JSON itself is malformed or cut short.
 pub fn from_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Refusal> {
+    from_json_at(body, "body")
+}
+
+/// [`from_json`] of a part of a body found at `at` (a JSON path): the field named is below it,
+/// or `at` itself when the part is malformed as a whole.
+pub fn from_json_at<T: serde::de::DeserializeOwned>(body: &[u8], at: &str) -> Result<T, Refusal> {
     let de = &mut serde_json::Deserializer::from_slice(body);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." || path.starts_with('?') {
-            "body".to_string()
-        } else {
+            at.to_string()
+        } else if at == "body" {
             path
+        } else {
+            format!("{at}.{path}")
         };
         refuse(&field, crate::limits::one_line(&e.into_inner().to_string()))
     })
 }
 
-/// Parse and check a submission's JSON body.
+/// A submission as it arrives: its result kept as text until its kind's type reads it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Incoming {
+    schema: u32,
+    kind: String,
+    device: Device,
+    result: Box<serde_json::value::RawValue>,
+}
+
+/// Parse and check a submission's JSON body; its result is read into its kind's type and
+/// written back ([`super::result_schema::normalise`]).
 pub fn parse(body: &[u8]) -> Result<Submission, Refusal> {
-    let s: Submission = from_json(body)?;
+    let i: Incoming = from_json(body)?;
+    let mut s = Submission {
+        schema: i.schema,
+        kind: i.kind,
+        device: i.device,
+        result: serde_json::Value::Null,
+    };
+    check_kind(&s)?;
+    if !i.result.get().trim_start().starts_with('{') {
+        return Err(refuse("result", "expected a JSON object (a stored result)"));
+    }
+    s.result = super::result_schema::normalise(&s.kind, i.result.get())?;
     check(&s)?;
     Ok(s)
 }
 
-/// The checks beyond types: schema version, known kind, bounded non-empty model, bounded
-/// fields, a result that is an object carrying its tool version.
-pub fn check(s: &Submission) -> Result<(), Refusal> {
+/// The schema version and the kind.
+fn check_kind(s: &Submission) -> Result<(), Refusal> {
     if s.schema != SCHEMA {
         return Err(refuse(
             "schema",
@@ -179,6 +208,13 @@ pub fn check(s: &Submission) -> Result<(), Refusal> {
             ),
         ));
     }
+    Ok(())
+}
+
+/// The checks beyond types: schema version, known kind, bounded non-empty model, bounded
+/// fields, a result that is an object carrying its tool version.
+pub fn check(s: &Submission) -> Result<(), Refusal> {
+    check_kind(s)?;
     if s.device.model.trim().is_empty() {
         return Err(refuse("device.model", "must not be empty"));
     }
@@ -274,9 +310,21 @@ mod tests {
             .into_bytes()
     }
 
+    /// A whole storage run (no file tests), its version and date as given.
+    fn storage(tool_version: &str, created_at: &str) -> String {
+        format!(
+            r#"{{"id":3,"created_at":{created_at},"tool_version":{tool_version},"sqlite_version":"3.46.0",
+            "settings":{{"dir":"/data","parts":[],"seq_read_size":1,"seq_write_size":1,"buffer":1,
+              "rand_ops":null,"modes":[],"threads":[],"runs":1,
+              "tx":{{"txns":1,"journal_mode":"wal","synchronous":"normal"}},"seed":1}},
+            "file_system":"f2fs","files":[],"sqlite":[],"calibration":null}}"#
+        )
+    }
+
     #[test]
     fn wrong_types_and_missing_fields_are_named() {
-        let ok_result = r#"{"tool_version":"pocketbench 0.1.0"}"#;
+        let ok = storage(r#""pocketbench 0.1.0""#, r#""2026-01-01""#);
+        let ok_result = ok.as_str();
         let e = parse(&body(r#"{"model":5}"#, ok_result)).unwrap_err();
         assert_eq!(e.field, "device.model");
         assert!(e.message.contains("expected a string"), "{e}");
@@ -287,6 +335,20 @@ mod tests {
         let e = parse(&body(r#"{"model":"X"}"#, "[]")).unwrap_err();
         assert_eq!(e.field, "result");
         let e = parse(&body(r#"{"model":"X"}"#, "{}")).unwrap_err();
+        assert_eq!(e.field, "result");
+        assert!(e.message.contains("missing field `id`"), "{e}");
+        // Every field is typed, below the ranked figures too.
+        let e = parse(&body(r#"{"model":"X"}"#, &ok.replace(r#""id":3"#, r#""id":"3""#)))
+            .unwrap_err();
+        assert_eq!(e.field, "result.id");
+        let e = parse(&body(r#"{"model":"X"}"#, &ok.replace(r#""seed":1"#, r#""seed":"1""#)))
+            .unwrap_err();
+        assert_eq!(e.field, "result.settings.seed");
+        let e = parse(&body(
+            r#"{"model":"X"}"#,
+            &storage(r#""0.1.0""#, r#""2026-01-01""#),
+        ))
+        .unwrap_err();
         assert_eq!(e.field, "result.tool_version");
         // Cut short: no field to blame, the body is.
         let e = parse(b"{\"schema\":1").unwrap_err();
@@ -308,20 +370,28 @@ mod tests {
         ))
         .unwrap_err();
         assert_eq!(e.field, "device.storage.file_system");
-        let nul_version = r#"{"tool_version":"pocketbench \u0000"}"#;
+        let nul_version = storage(r#""pocketbench \u0000""#, r#""2026-01-01""#);
         assert_eq!(
-            parse(&body(r#"{"model":"X"}"#, nul_version))
+            parse(&body(r#"{"model":"X"}"#, &nul_version))
                 .unwrap_err()
                 .field,
             "result.tool_version"
         );
-        let bad_date = r#"{"tool_version":"pocketbench 0.1.0","created_at":5}"#;
+        let bad_date = storage(r#""pocketbench 0.1.0""#, "5");
         assert_eq!(
-            parse(&body(r#"{"model":"X"}"#, bad_date))
+            parse(&body(r#"{"model":"X"}"#, &bad_date))
                 .unwrap_err()
                 .field,
             "result.created_at"
         );
+        // A field the result's type does not know is dropped, however deep, and the same
+        // result without it hashes alike.
+        let junk = ok.replacen('{', r#"{"junk":[[[0,0]]],"#, 1);
+        let with = parse(&body(r#"{"model":"X"}"#, &junk)).unwrap();
+        let without = parse(&body(r#"{"model":"X"}"#, &ok)).unwrap();
+        assert!(with.result.get("junk").is_none());
+        assert_eq!(with.result, without.result);
+        assert_eq!(with.result["settings"]["tx"]["journal_mode"], "wal");
         // Any other Unicode is kept.
         assert!(parse(&body(r#"{"model":"Ωmega 📱 \u0007"}"#, ok_result)).is_ok());
     }

@@ -249,6 +249,29 @@ pub struct FullResult {
     pub result: serde_json::Value,
 }
 
+/// The start of result `id`'s answer as `GET /api/v1/results/{id}` writes it (its row and the
+/// device as stored, then `"result":`), to be followed by the stored result's text and `}`
+/// ([`super::stream`]); None if there is no such result.
+pub fn head(db: &Db, id: i64) -> Result<Option<String>> {
+    let mut c = db.read()?;
+    let rows = c.query(
+        &format!("SELECT {COLUMNS}, r.device FROM results r WHERE r.id = $1"),
+        &[Value::Int(id)],
+    )?;
+    let Some(r) = rows.first() else {
+        return Ok(None);
+    };
+    let mut row = row(r);
+    row.metrics = metrics(&mut **c, id)?;
+    let mut text = serde_json::to_string(&row).unwrap_or_default();
+    text.pop(); // the row's closing brace
+    let device = r.text(11);
+    text.push_str(",\"device\":");
+    text.push_str(if device.is_empty() { "null" } else { &device });
+    text.push_str(",\"result\":");
+    Ok(Some(text))
+}
+
 pub fn get(db: &Db, id: i64) -> Result<Option<FullResult>> {
     let mut c = db.read()?;
     let rows = c.query(

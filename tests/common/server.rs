@@ -165,13 +165,22 @@ impl Server {
     }
 }
 
-/// A storage result whose sequential read is `mib_s`; `n` makes it distinct.
+/// A storage result (whole, as `results show --json` prints one) whose sequential read is
+/// `mib_s`; `n` makes it distinct.
 pub fn storage_result(mib_s: f64, n: usize) -> Value {
+    let stat = |x: f64| json!({"mean": x, "min": x, "max": x, "stddev": 0.0, "cv": 0.0, "runs": [x]});
     json!({
         "id": n, "created_at": format!("2026-01-01T00:00:{:02}Z", n % 60),
-        "tool_version": "pocketbench 0.1.0", "n": n,
-        "files": [{"test": {"pattern": "seq-read", "mode": "direct", "threads": 1},
-                   "mib_s": {"mean": mib_s}}]
+        "tool_version": "pocketbench 0.1.0", "sqlite_version": "3.46.0",
+        "settings": {"dir": "/data/local/tmp", "parts": ["seq-read"], "seq_read_size": 1048576,
+                     "seq_write_size": 1048576, "buffer": 524288, "rand_ops": null,
+                     "modes": ["direct"], "threads": [1], "runs": 1,
+                     "tx": {"txns": 100, "journal_mode": "wal", "synchronous": "normal"}, "seed": n},
+        "file_system": "f2fs",
+        "files": [{"test": {"pattern": "seq-read", "mode": "direct", "file_size": 1048576,
+                            "io_size": 524288, "ops": 2, "threads": 1},
+                   "mib_s": stat(mib_s), "iops": stat(2.0 * mib_s), "method": "pread"}],
+        "sqlite": [], "calibration": null
     })
 }
 
