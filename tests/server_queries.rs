@@ -65,7 +65,7 @@ fn search_filters_and_short_values() {
         let e: Value = serde_json::from_slice(&r.body).unwrap();
         assert_eq!((r.status, e["error"]["field"].as_str()), (400, Some("query")));
         let m = e["error"]["message"].as_str().unwrap();
-        assert!(m.contains("unknown parameters filesystem, sort"), "{m}");
+        assert!(m.contains(r#"unknown parameters "filesystem", "sort""#), "{m}");
         // An out-of-range figure is named shortly.
         let mut huge = submission("Huge", "", storage_result(1.0, 9));
         huge["result"]["files"][0]["mib_s"]["mean"] = json!(1e308);
