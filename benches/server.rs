@@ -83,10 +83,14 @@ fn token(db: &str, name: &str) -> String {
 /// A whole storage run (as `results show --json` prints one): a sequential read and a random
 /// write test, distinct by `client` and `n`.
 fn storage_run(client: usize, n: usize) -> serde_json::Value {
-    let stat = |mean: f64| json!({"mean": mean, "min": mean - 1.0, "max": mean + 1.0,
-                                  "stddev": 1.0, "cv": 0.01, "runs": [mean - 1.0, mean, mean + 1.0]});
-    let test = |pattern: &str| json!({"pattern": pattern, "mode": "direct", "file_size": 33554432,
-                                      "io_size": 4096, "ops": 8192, "threads": 1});
+    let stat = |mean: f64| {
+        json!({"mean": mean, "min": mean - 1.0, "max": mean + 1.0,
+                                  "stddev": 1.0, "cv": 0.01, "runs": [mean - 1.0, mean, mean + 1.0]})
+    };
+    let test = |pattern: &str| {
+        json!({"pattern": pattern, "mode": "direct", "file_size": 33554432,
+                                      "io_size": 4096, "ops": 8192, "threads": 1})
+    };
     let (seq, rand) = (100.0 + (n % 97) as f64, 1000.0 + (n % 89) as f64);
     json!({"id": n, "created_at": "2026-01-01T00:00:00Z", "tool_version": "pocketbench 0.1.0",
         "sqlite_version": "3.46.0",
@@ -325,9 +329,13 @@ fn non_readers(name: &str, db: &str, readers: usize) {
     let body = json!({"schema": 1, "kind": "storage",
         "device": {"model": "large", "storage": {"file_system": "f2fs"}}, "result": run});
     let writer = Client::new(&s.1, Some(&tok)).unwrap();
-    let r = writer.post("/api/v1/results", body.to_string().as_bytes()).unwrap();
+    let r = writer
+        .post("/api/v1/results", body.to_string().as_bytes())
+        .unwrap();
     assert_eq!(r.status, 201, "{}", r.message());
-    let id = r.json::<serde_json::Value>().unwrap()["id"].as_i64().unwrap();
+    let id = r.json::<serde_json::Value>().unwrap()["id"]
+        .as_i64()
+        .unwrap();
     let path = format!("/api/v1/results/{id}");
     let reader = Client::new(&s.1, None).unwrap();
     let whole = reader.get(&path).unwrap().body.len();
@@ -353,7 +361,12 @@ fn non_readers(name: &str, db: &str, readers: usize) {
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
-    let open = reader.get("/healthz").unwrap().json::<serde_json::Value>().unwrap()["connections"].clone();
+    let open = reader
+        .get("/healthz")
+        .unwrap()
+        .json::<serde_json::Value>()
+        .unwrap()["connections"]
+        .clone();
     let stored = Db::open(db, 1)
         .and_then(|d| {
             let rows = d.read()?.query(

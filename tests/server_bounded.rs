@@ -69,7 +69,11 @@ fn drain(c: &mut TcpStream) -> Vec<u8> {
 /// The status code of an HTTP answer.
 fn status(answer: &[u8]) -> u16 {
     let text = String::from_utf8_lossy(answer);
-    text.split_whitespace().nth(1).unwrap_or("0").parse().unwrap_or(0)
+    text.split_whitespace()
+        .nth(1)
+        .unwrap_or("0")
+        .parse()
+        .unwrap_or(0)
 }
 
 /// The submission's JSON text with `field` (JSON text) added first to its result.
@@ -85,7 +89,12 @@ fn a_result_is_typed_stored_without_unknown_fields_and_served_compact() {
         let s = Server::start(&b, &[]);
         let c = s.client(Some(&s.token("lab")));
         // 100 nested arrays around 2 000 000 zeros: 4 MB of JSON in a field no result has.
-        let zeros = format!("{}{}0{}", "[".repeat(100), "0,".repeat(1_999_999), "]".repeat(100));
+        let zeros = format!(
+            "{}{}0{}",
+            "[".repeat(100),
+            "0,".repeat(1_999_999),
+            "]".repeat(100)
+        );
         let sub = submission("Pixel 7", "", storage_result(50.0, 1));
         let body = with_extra(&sub, &format!("\"junk\":{zeros}"));
         assert!(body.len() > 4_000_000);
@@ -94,13 +103,24 @@ fn a_result_is_typed_stored_without_unknown_fields_and_served_compact() {
         let id = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
         // The answer: chunked, compact, without the field; its result as the type holds it.
         let mut g = TcpStream::connect(addr(&s)).unwrap();
-        write!(g, "GET /api/v1/results/{id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+        write!(
+            g,
+            "GET /api/v1/results/{id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
         let answer = drain(&mut g);
         let text = String::from_utf8(answer).unwrap();
         let (head, chunked) = text.split_once("\r\n\r\n").unwrap();
-        assert!(head.to_ascii_lowercase().contains("transfer-encoding: chunked"), "{head}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("transfer-encoding: chunked"),
+            "{head}"
+        );
         assert!(text.len() < 3_000, "{}: {} bytes", b.name, text.len());
-        let full = s.client(None).get(&format!("/api/v1/results/{id}")).unwrap();
+        let full = s
+            .client(None)
+            .get(&format!("/api/v1/results/{id}"))
+            .unwrap();
         let v: Value = serde_json::from_slice(&full.body).unwrap();
         assert!(v["result"].get("junk").is_none());
         assert_eq!(v["result"]["files"][0]["mib_s"]["mean"], 50.0);
@@ -109,17 +129,29 @@ fn a_result_is_typed_stored_without_unknown_fields_and_served_compact() {
         assert!(!chunked.contains("\n  "), "pretty-printed: {chunked}");
         // The same result without the field is the same result.
         let again = post(&c, "/api/v1/results", &sub);
-        assert_eq!((again.status, again.json::<Value>().unwrap()["id"].as_i64()), (200, Some(id)));
+        assert_eq!(
+            (again.status, again.json::<Value>().unwrap()["id"].as_i64()),
+            (200, Some(id))
+        );
         // The report page reads it.
         let report = c.get(&format!("/results/{id}/report")).unwrap();
         let page = String::from_utf8_lossy(&report.body);
-        assert!(page.contains("id=\"report\"") && !page.contains("cannot be read"), "{page}");
+        assert!(
+            page.contains("id=\"report\"") && !page.contains("cannot be read"),
+            "{page}"
+        );
         // A string where a number belongs, outside the ranked figures: 400 naming it.
         for (path, field) in [
             (&["id"][..], "result.id"),
             (&["settings", "seed"][..], "result.settings.seed"),
-            (&["files", "0", "test", "io_size"][..], "result.files[0].test.io_size"),
-            (&["files", "0", "iops", "runs", "0"][..], "result.files[0].iops.runs[0]"),
+            (
+                &["files", "0", "test", "io_size"][..],
+                "result.files[0].test.io_size",
+            ),
+            (
+                &["files", "0", "iops", "runs", "0"][..],
+                "result.files[0].iops.runs[0]",
+            ),
         ] {
             let mut bad = submission("Pixel 7", "", storage_result(50.0, 2));
             let mut at = &mut bad["result"];
@@ -132,15 +164,26 @@ fn a_result_is_typed_stored_without_unknown_fields_and_served_compact() {
             *at = Value::from("12");
             let r = post(&c, "/api/v1/results", &bad);
             let e: Value = serde_json::from_slice(&r.body).unwrap();
-            assert_eq!((r.status, e["error"]["field"].as_str()), (400, Some(field)), "{}", b.name);
+            assert_eq!(
+                (r.status, e["error"]["field"].as_str()),
+                (400, Some(field)),
+                "{}",
+                b.name
+            );
         }
         // Past the stored-size bound (2 MiB once written compactly): refused, naming `result`.
         let mut big = submission("Pixel 7", "", storage_result(50.0, 3));
         big["result"]["sqlite_version"] = Value::from("x".repeat(2 << 20));
         let r = post(&c, "/api/v1/results", &big);
         let e: Value = serde_json::from_slice(&r.body).unwrap();
-        assert_eq!((r.status, e["error"]["field"].as_str()), (400, Some("result")));
-        assert!(e["error"]["message"].as_str().unwrap().contains("2097152"), "{e}");
+        assert_eq!(
+            (r.status, e["error"]["field"].as_str()),
+            (400, Some("result"))
+        );
+        assert!(
+            e["error"]["message"].as_str().unwrap().contains("2097152"),
+            "{e}"
+        );
         assert_eq!(s.healthy_count(), 1, "{}", b.name);
     }
 }
@@ -163,7 +206,12 @@ fn clients_that_do_not_read_are_dropped_and_health_still_answers() {
     let r = post(&c, "/api/v1/results", &largest(1));
     assert_eq!(r.status, 201, "{}", r.message());
     let id = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
-    let whole = s.client(None).get(&format!("/api/v1/results/{id}")).unwrap().body.len();
+    let whole = s
+        .client(None)
+        .get(&format!("/api/v1/results/{id}"))
+        .unwrap()
+        .body
+        .len();
     assert!(whole > 2_000_000, "{whole}");
     // Each asks for it 10 times in a row (pipelined): 20 MB, more than the kernel's socket
     // buffers hold, so the server's writes stall.
@@ -183,7 +231,10 @@ fn clients_that_do_not_read_are_dropped_and_health_still_answers() {
     // asking one alone), then each of them got only part of the answer.
     let started = std::time::Instant::now();
     while s.get_json("/healthz")["connections"] != 1 {
-        assert!(started.elapsed().as_secs() < 60, "the readers were never dropped");
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the readers were never dropped"
+        );
         std::thread::yield_now();
     }
     for t in &mut held {
@@ -206,7 +257,12 @@ fn a_write_without_a_valid_token_is_refused_from_its_head() {
         )
         .unwrap();
         let answer = drain(&mut t);
-        assert_eq!(status(&answer), code, "{}", String::from_utf8_lossy(&answer));
+        assert_eq!(
+            status(&answer),
+            code,
+            "{}",
+            String::from_utf8_lossy(&answer)
+        );
     }
 }
 
@@ -241,7 +297,8 @@ fn a_trickled_body_gets_408_at_its_deadline() {
 
 /// Send `GET /healthz` on `t` and read its answer's status (the connection kept alive).
 fn health_on(t: &mut TcpStream) -> u16 {
-    t.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    t.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
@@ -251,7 +308,11 @@ fn health_on(t: &mut TcpStream) -> u16 {
     let text = String::from_utf8(head.clone()).unwrap();
     let length: usize = text
         .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap())
+        })
         .unwrap();
     let mut body = vec![0u8; length];
     t.read_exact(&mut body).unwrap();
@@ -270,7 +331,8 @@ fn slow_clients_cannot_fill_the_connection_caps() {
         let mut slow: Vec<TcpStream> = (0..8)
             .map(|_| {
                 let mut t = TcpStream::connect(addr(&s)).unwrap();
-                t.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: sl").unwrap();
+                t.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: sl")
+                    .unwrap();
                 t
             })
             .collect();

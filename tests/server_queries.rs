@@ -56,16 +56,27 @@ fn search_filters_and_short_values() {
         let r = s.get_json("/api/v1/rankings/seq-read?os=Android%2013");
         assert_eq!(r["filters"], json!({"os": "Android 13"}), "{}", b.name);
         assert_eq!(r["top"].as_array().unwrap().len(), 1);
-        assert_eq!((r["top"][0]["model"].as_str(), r["top"][0]["mean"].as_f64()), (Some("Upgraded"), Some(10.0)));
+        assert_eq!(
+            (r["top"][0]["model"].as_str(), r["top"][0]["mean"].as_f64()),
+            (Some("Upgraded"), Some(10.0))
+        );
         let r = s.get_json("/api/v1/rankings/seq-read?fs=f2fs&min_results=1");
         assert_eq!(r["top"][0]["model"], "Other");
         assert_eq!(r["top"][1]["mean"], 30.0);
         // Unknown parameters: 400 naming each.
-        let r = c.get("/api/v1/rankings/seq-read?os=x&filesystem=f2fs&sort=up").unwrap();
+        let r = c
+            .get("/api/v1/rankings/seq-read?os=x&filesystem=f2fs&sort=up")
+            .unwrap();
         let e: Value = serde_json::from_slice(&r.body).unwrap();
-        assert_eq!((r.status, e["error"]["field"].as_str()), (400, Some("query")));
+        assert_eq!(
+            (r.status, e["error"]["field"].as_str()),
+            (400, Some("query"))
+        );
         let m = e["error"]["message"].as_str().unwrap();
-        assert!(m.contains(r#"unknown parameters "filesystem", "sort""#), "{m}");
+        assert!(
+            m.contains(r#"unknown parameters "filesystem", "sort""#),
+            "{m}"
+        );
         // An out-of-range figure is named shortly.
         let mut huge = submission("Huge", "", storage_result(1.0, 9));
         huge["result"]["files"][0]["mib_s"]["mean"] = json!(1e308);
@@ -85,12 +96,33 @@ fn no_clusters_before_the_three_sigma_rule_can_act() {
         // Five results at 10 and five at 100: two clean groups, but only ten results.
         for n in 0..10 {
             let v = if n < 5 { 10.0 } else { 100.0 };
-            assert_eq!(post(&c, "/api/v1/results", &submission("Two", "", storage_result(v, n))).status, 201);
+            assert_eq!(
+                post(
+                    &c,
+                    "/api/v1/results",
+                    &submission("Two", "", storage_result(v, n))
+                )
+                .status,
+                201
+            );
         }
-        let clusters = |s: &Server| s.get_json("/api/v1/devices/Two")["categories"][0]["clusters"].as_array().unwrap().len();
+        let clusters = |s: &Server| {
+            s.get_json("/api/v1/devices/Two")["categories"][0]["clusters"]
+                .as_array()
+                .unwrap()
+                .len()
+        };
         assert_eq!(clusters(&s), 1, "{}", b.name);
         // The eleventh: from here the rule can act, and the two groups show.
-        assert_eq!(post(&c, "/api/v1/results", &submission("Two", "", storage_result(100.0, 10))).status, 201);
+        assert_eq!(
+            post(
+                &c,
+                "/api/v1/results",
+                &submission("Two", "", storage_result(100.0, 10))
+            )
+            .status,
+            201
+        );
         assert_eq!(clusters(&s), 2, "{}", b.name);
     }
 }
@@ -98,7 +130,11 @@ fn no_clusters_before_the_three_sigma_rule_can_act() {
 /// The head of the answer to `GET path` (lower-cased) and its body.
 fn get_raw(s: &Server, path: &str) -> (String, String) {
     let mut t = std::net::TcpStream::connect(s.url.strip_prefix("http://").unwrap()).unwrap();
-    write!(t, "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        t,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut answer = String::new();
     t.read_to_string(&mut answer).unwrap();
     let (head, body) = answer.split_once("\r\n\r\n").unwrap();
@@ -113,21 +149,62 @@ fn pages_and_answers_carry_protective_headers_that_the_pages_satisfy() {
     let b = backends().remove(0);
     let s = Server::start(&b, &["--min-results", "1"]);
     let c = s.client(Some(&s.token("lab")));
-    assert_eq!(post(&c, "/api/v1/results", &submission("Pixel 7", "", storage_result(5.0, 1))).status, 201);
-    for path in ["/", "/rankings/seq-read", "/devices/Pixel%207", "/models", "/healthz", "/api/v1/results/1"] {
+    assert_eq!(
+        post(
+            &c,
+            "/api/v1/results",
+            &submission("Pixel 7", "", storage_result(5.0, 1))
+        )
+        .status,
+        201
+    );
+    for path in [
+        "/",
+        "/rankings/seq-read",
+        "/devices/Pixel%207",
+        "/models",
+        "/healthz",
+        "/api/v1/results/1",
+    ] {
         let (head, body) = get_raw(&s, path);
-        assert!(head.contains("x-content-type-options: nosniff"), "{path}: {head}");
-        assert!(head.contains("referrer-policy: no-referrer"), "{path}: {head}");
-        let csp = head.lines().find_map(|l| l.strip_prefix("content-security-policy: ")).unwrap();
-        assert!(csp.contains("default-src 'none'") && !csp.contains("unsafe-inline"), "{csp}");
+        assert!(
+            head.contains("x-content-type-options: nosniff"),
+            "{path}: {head}"
+        );
+        assert!(
+            head.contains("referrer-policy: no-referrer"),
+            "{path}: {head}"
+        );
+        let csp = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-security-policy: "))
+            .unwrap();
+        assert!(
+            csp.contains("default-src 'none'") && !csp.contains("unsafe-inline"),
+            "{csp}"
+        );
         if body.contains("<style>") {
             // The one inline style is the one the policy names.
-            let style = body.split("<style>").nth(1).unwrap().split("</style>").next().unwrap();
-            let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(style));
-            assert!(csp.contains(&format!("style-src 'sha256-{}'", hash.to_ascii_lowercase())), "{path}: {csp}");
+            let style = body
+                .split("<style>")
+                .nth(1)
+                .unwrap()
+                .split("</style>")
+                .next()
+                .unwrap();
+            let hash =
+                base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(style));
+            assert!(
+                csp.contains(&format!("style-src 'sha256-{}'", hash.to_ascii_lowercase())),
+                "{path}: {csp}"
+            );
             // Chromium builds the page under the policy without reporting a violation.
             let profile = tempfile::tempdir().unwrap();
-            let out = browse(&exe, profile.path(), &["--dump-dom", &format!("{}{path}", s.url)]);
+            let out = browse(
+                &exe,
+                profile.path(),
+                &["--dump-dom", &format!("{}{path}", s.url)],
+            );
             let log = String::from_utf8_lossy(&out.stderr);
             assert!(!log.contains("Content Security Policy"), "{path}: {log}");
             assert!(String::from_utf8_lossy(&out.stdout).contains("</nav>"));

@@ -238,7 +238,10 @@ fn a_browser_signs_in_to_a_private_server_with_a_session_cookie() {
         &format!("POST /logout HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{cookie}Content-Length: 0\r\n\r\n"),
     );
     assert!(out.starts_with("HTTP/1.1 303"), "{out}");
-    assert!(out.contains("Max-Age=0") && out.to_ascii_lowercase().contains("location: /login\r\n"), "{out}");
+    assert!(
+        out.contains("Max-Age=0") && out.to_ascii_lowercase().contains("location: /login\r\n"),
+        "{out}"
+    );
     assert!(get("/", &cookie).starts_with("HTTP/1.1 401"));
     // Signed in again; revoking the token ends its sessions.
     let again = login(&t);

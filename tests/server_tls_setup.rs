@@ -20,22 +20,40 @@ fn openssl_text(cert: &Path) -> String {
         .args(["x509", "-noout", "-text", "-in", arg(cert)])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 /// A CA-style self-signed certificate for `host` in `dir` (OpenSSL's defaults for `req
 /// -x509`): (certificate, key).
 fn openssl_self_signed(dir: &Path, host: &str) -> (std::path::PathBuf, std::path::PathBuf) {
-    let (cert, key) = (dir.join(format!("{host}.pem")), dir.join(format!("{host}.key")));
+    let (cert, key) = (
+        dir.join(format!("{host}.pem")),
+        dir.join(format!("{host}.key")),
+    );
     let out = Command::new("openssl")
-        .args(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"])
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
         .args(["-nodes", "-days", "30", "-subj", &format!("/CN={host}")])
         .args(["-addext", &format!("subjectAltName=DNS:{host}")])
         .args(["-keyout", arg(&key), "-out", arg(&cert)])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     (cert, key)
 }
 
@@ -65,23 +83,42 @@ fn submit(url: &str, token: &str, results: &Path, bundle: &Path) -> common::Outc
 fn tls_self_signed_makes_a_server_certificate_that_submit_trusts() {
     let dir = tempfile::tempdir().unwrap();
     let b = backends().remove(0);
-    let flags = ["--tls-self-signed", "localhost", "127.0.0.1", "--tls-dir", arg(dir.path())];
+    let flags = [
+        "--tls-self-signed",
+        "localhost",
+        "127.0.0.1",
+        "--tls-dir",
+        arg(dir.path()),
+    ];
     let s = Server::start(&b, &flags);
     let cert = dir.path().join("pocketbench-tls-cert.pem");
     let text = openssl_text(&cert);
     assert!(text.contains("CA:FALSE"), "{text}");
-    assert!(text.contains("DNS:localhost, IP Address:127.0.0.1"), "{text}");
+    assert!(
+        text.contains("DNS:localhost, IP Address:127.0.0.1"),
+        "{text}"
+    );
     assert!(text.contains("TLS Web Server Authentication"), "{text}");
     let token = s.token("phone");
     let port = s.url.rsplit_once(':').unwrap().1.to_string();
     let (_sb, results) = one_run();
-    let by_name = submit(&format!("https://localhost:{port}"), &token, &results, &cert)
-        .expect_ok()
-        .json();
+    let by_name = submit(
+        &format!("https://localhost:{port}"),
+        &token,
+        &results,
+        &cert,
+    )
+    .expect_ok()
+    .json();
     assert_eq!(by_name[0]["created"], true, "{by_name}");
-    let by_address = submit(&format!("https://127.0.0.1:{port}"), &token, &results, &cert)
-        .expect_ok()
-        .json();
+    let by_address = submit(
+        &format!("https://127.0.0.1:{port}"),
+        &token,
+        &results,
+        &cert,
+    )
+    .expect_ok()
+    .json();
     assert_eq!(by_address[0]["created"], false, "{by_address}");
     // The next start for the same hosts keeps the certificate clients already trust.
     let before = std::fs::read(&cert).unwrap();
@@ -107,14 +144,22 @@ fn a_ca_style_self_signed_certificate_works_when_trusted_and_is_explained_otherw
     let err = refused.stderr;
     assert!(err.contains("certificate authority's (CA:TRUE)"), "{err}");
     assert!(err.contains("--tls-self-signed localhost"), "{err}");
-    assert!(!err.contains("Other(") && !err.contains("CaUsedAsEndEntity"), "{err}");
+    assert!(
+        !err.contains("Other(") && !err.contains("CaUsedAsEndEntity"),
+        "{err}"
+    );
     // The server's own certificate trusted: stored.
     let out = submit(&url, &token, &results, &cert).expect_ok().json();
     assert_eq!(out[0]["created"], true, "{out}");
     // Trusted but for another name: the sentence says which.
-    let wrong = submit(&format!("https://127.0.0.1:{port}"), &token, &results, &cert)
-        .expect_code(1)
-        .stderr;
+    let wrong = submit(
+        &format!("https://127.0.0.1:{port}"),
+        &token,
+        &results,
+        &cert,
+    )
+    .expect_code(1)
+    .stderr;
     assert!(wrong.contains("does not name 127.0.0.1"), "{wrong}");
     assert!(!wrong.contains("Other("), "{wrong}");
 }

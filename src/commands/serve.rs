@@ -57,7 +57,12 @@ pub struct ServeOptions {
     #[arg(long, value_name = "HOST", num_args = 1.., conflicts_with_all = ["tls_cert", "tls_key"])]
     pub tls_self_signed: Vec<String>,
     /// Where --tls-self-signed keeps its certificate and key.
-    #[arg(long, value_name = "DIR", default_value = ".", requires = "tls_self_signed")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = ".",
+        requires = "tls_self_signed"
+    )]
     pub tls_dir: std::path::PathBuf,
     /// Largest request body (at most 256M).
     #[arg(long, default_value = "8M")]

@@ -1,6 +1,7 @@
 //! What `submit` sends and the server accepts: one result with the identity of the device that
 //! measured it. The same type is built by the client and parsed (and checked) by the server, so
-//! the two cannot drift; [`parse`] is the server's whole schema check and has a fuzz target.
+//! the two cannot drift; [`super::result_schema::parse`] is the server's whole schema check
+//! and has a fuzz target.
 //!
 //! ```json
 //! {"schema": 1, "kind": "storage",
@@ -128,7 +129,7 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-fn refuse(field: &str, message: impl Into<String>) -> Refusal {
+pub fn refuse(field: &str, message: impl Into<String>) -> Refusal {
     Refusal {
         field: field.to_string(),
         message: message.into(),
@@ -158,37 +159,8 @@ pub fn from_json_at<T: serde::de::DeserializeOwned>(body: &[u8], at: &str) -> Re
     })
 }
 
-/// A submission as it arrives: its result kept as text until its kind's type reads it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Incoming {
-    schema: u32,
-    kind: String,
-    device: Device,
-    result: Box<serde_json::value::RawValue>,
-}
-
-/// Parse and check a submission's JSON body; its result is read into its kind's type and
-/// written back ([`super::result_schema::normalise`]).
-pub fn parse(body: &[u8]) -> Result<Submission, Refusal> {
-    let i: Incoming = from_json(body)?;
-    let mut s = Submission {
-        schema: i.schema,
-        kind: i.kind,
-        device: i.device,
-        result: serde_json::Value::Null,
-    };
-    check_kind(&s)?;
-    if !i.result.get().trim_start().starts_with('{') {
-        return Err(refuse("result", "expected a JSON object (a stored result)"));
-    }
-    s.result = super::result_schema::normalise(&s.kind, i.result.get())?;
-    check(&s)?;
-    Ok(s)
-}
-
 /// The schema version and the kind.
-fn check_kind(s: &Submission) -> Result<(), Refusal> {
+pub fn check_kind(s: &Submission) -> Result<(), Refusal> {
     if s.schema != SCHEMA {
         return Err(refuse(
             "schema",
@@ -302,99 +274,8 @@ fn canonical(v: &serde_json::Value, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    //! The schema check names the field; the hash ignores key order.
+    //! Probed fields are cut to their bound; the hash ignores key order.
     use super::*;
-
-    fn body(device: &str, result: &str) -> Vec<u8> {
-        format!(r#"{{"schema":1,"kind":"storage","device":{device},"result":{result}}}"#)
-            .into_bytes()
-    }
-
-    /// A whole storage run (no file tests), its version and date as given.
-    fn storage(tool_version: &str, created_at: &str) -> String {
-        format!(
-            r#"{{"id":3,"created_at":{created_at},"tool_version":{tool_version},"sqlite_version":"3.46.0",
-            "settings":{{"dir":"/data","parts":[],"seq_read_size":1,"seq_write_size":1,"buffer":1,
-              "rand_ops":null,"modes":[],"threads":[],"runs":1,
-              "tx":{{"txns":1,"journal_mode":"wal","synchronous":"normal"}},"seed":1}},
-            "file_system":"f2fs","files":[],"sqlite":[],"calibration":null}}"#
-        )
-    }
-
-    #[test]
-    fn wrong_types_and_missing_fields_are_named() {
-        let ok = storage(r#""pocketbench 0.1.0""#, r#""2026-01-01""#);
-        let ok_result = ok.as_str();
-        let e = parse(&body(r#"{"model":5}"#, ok_result)).unwrap_err();
-        assert_eq!(e.field, "device.model");
-        assert!(e.message.contains("expected a string"), "{e}");
-        let e = parse(&body(r#"{"model":"X","storage":{"disk":[]}}"#, ok_result)).unwrap_err();
-        assert_eq!(e.field, "device.storage.disk");
-        let e = parse(&body(r#"{"model":" "}"#, ok_result)).unwrap_err();
-        assert_eq!(e.field, "device.model");
-        let e = parse(&body(r#"{"model":"X"}"#, "[]")).unwrap_err();
-        assert_eq!(e.field, "result");
-        let e = parse(&body(r#"{"model":"X"}"#, "{}")).unwrap_err();
-        assert_eq!(e.field, "result");
-        assert!(e.message.contains("missing field `id`"), "{e}");
-        // Every field is typed, below the ranked figures too.
-        let e = parse(&body(r#"{"model":"X"}"#, &ok.replace(r#""id":3"#, r#""id":"3""#)))
-            .unwrap_err();
-        assert_eq!(e.field, "result.id");
-        let e = parse(&body(r#"{"model":"X"}"#, &ok.replace(r#""seed":1"#, r#""seed":"1""#)))
-            .unwrap_err();
-        assert_eq!(e.field, "result.settings.seed");
-        let e = parse(&body(
-            r#"{"model":"X"}"#,
-            &storage(r#""0.1.0""#, r#""2026-01-01""#),
-        ))
-        .unwrap_err();
-        assert_eq!(e.field, "result.tool_version");
-        // Cut short: no field to blame, the body is.
-        let e = parse(b"{\"schema\":1").unwrap_err();
-        assert_eq!(e.field, "body");
-        let e = parse(b"[1]").unwrap_err();
-        assert_eq!(e.field, "body");
-        let long = format!(r#"{{"model":"X","soc":"{}"}}"#, "s".repeat(257));
-        assert_eq!(
-            parse(&body(&long, ok_result)).unwrap_err().field,
-            "device.soc"
-        );
-        let e = parse(&body(r#"{"model":"X","colour":"red"}"#, ok_result)).unwrap_err();
-        assert!(e.message.contains("unknown field"), "{e}");
-        let e = parse(&body(r#"{"model":"X\u0000Y"}"#, ok_result)).unwrap_err();
-        assert_eq!(e.field, "device.model");
-        let e = parse(&body(
-            r#"{"model":"X","storage":{"file_system":"f2\u0000"}}"#,
-            ok_result,
-        ))
-        .unwrap_err();
-        assert_eq!(e.field, "device.storage.file_system");
-        let nul_version = storage(r#""pocketbench \u0000""#, r#""2026-01-01""#);
-        assert_eq!(
-            parse(&body(r#"{"model":"X"}"#, &nul_version))
-                .unwrap_err()
-                .field,
-            "result.tool_version"
-        );
-        let bad_date = storage(r#""pocketbench 0.1.0""#, "5");
-        assert_eq!(
-            parse(&body(r#"{"model":"X"}"#, &bad_date))
-                .unwrap_err()
-                .field,
-            "result.created_at"
-        );
-        // A field the result's type does not know is dropped, however deep, and the same
-        // result without it hashes alike.
-        let junk = ok.replacen('{', r#"{"junk":[[[0,0]]],"#, 1);
-        let with = parse(&body(r#"{"model":"X"}"#, &junk)).unwrap();
-        let without = parse(&body(r#"{"model":"X"}"#, &ok)).unwrap();
-        assert!(with.result.get("junk").is_none());
-        assert_eq!(with.result, without.result);
-        assert_eq!(with.result["settings"]["tx"]["journal_mode"], "wal");
-        // Any other Unicode is kept.
-        assert!(parse(&body(r#"{"model":"Ωmega 📱 \u0007"}"#, ok_result)).is_ok());
-    }
 
     #[test]
     fn probed_fields_are_cut_to_the_bound_at_a_character() {

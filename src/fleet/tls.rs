@@ -49,10 +49,13 @@ impl ServerCertVerifier for RootsAsServers {
             .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
         {
             Err(e) if ca_as_server(&e) && self.roots.iter().any(|r| r == end_entity) => {
-                let cert = webpki::EndEntityCert::try_from(end_entity)
-                    .map_err(|_| rustls::Error::InvalidCertificate(CertificateError::BadEncoding))?;
+                let cert = webpki::EndEntityCert::try_from(end_entity).map_err(|_| {
+                    rustls::Error::InvalidCertificate(CertificateError::BadEncoding)
+                })?;
                 cert.verify_is_valid_for_subject_name(server_name)
-                    .map_err(|_| rustls::Error::InvalidCertificate(CertificateError::NotValidForName))?;
+                    .map_err(|_| {
+                        rustls::Error::InvalidCertificate(CertificateError::NotValidForName)
+                    })?;
                 Ok(ServerCertVerified::assertion())
             }
             other => other,
@@ -153,10 +156,11 @@ pub fn explain(e: &std::io::Error, host: &str) -> Option<String> {
     );
     let why = match tls {
         rustls::Error::InvalidCertificate(c) => match c {
-            CertificateError::UnknownIssuer | CertificateError::BadSignature => format!(
+            CertificateError::UnknownIssuer | CertificateError::BadSignature => {
                 "the server's certificate is not signed by a certificate this machine trusts: \
                  point SSL_CERT_FILE at the server's certificate (or its authority's)"
-            ),
+                    .into()
+            }
             CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
                 format!("the server's certificate does not name {host}; {fix}")
             }

@@ -142,7 +142,7 @@ fn health(state: &State) -> Result<Reply, Reply> {
 fn submit(state: &State, rq: &Req) -> Result<Reply, Reply> {
     let who = state.authorise(rq)?;
     let refused = |e: submission::Refusal| Reply::error(400, Some(&e.field), e.message);
-    let s = submission::parse(&rq.body).map_err(refused)?;
+    let s = crate::fleet::result_schema::parse(&rq.body).map_err(refused)?;
     let metrics = categories::extract(&s.kind, &s.result).map_err(refused)?;
     // The rate limit is spent in the transaction that stores the result: one commit each.
     let (per_minute, now) = (state.config.rate_limit, now_ms());

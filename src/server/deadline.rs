@@ -62,7 +62,11 @@ impl<S: AsyncRead + Unpin> AsyncRead for SendDeadline<S> {
 }
 
 impl<S: AsyncWrite + Unpin> AsyncWrite for SendDeadline<S> {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         let me = self.get_mut();
         let r = Pin::new(&mut me.inner).poll_write(cx, buf);
         me.watch(cx, r)

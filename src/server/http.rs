@@ -56,7 +56,7 @@ pub struct Reply {
     /// Other headers (`Set-Cookie`, `Location`).
     pub headers: Vec<(&'static str, String)>,
     /// A body streamed from the database instead of `body` (a stored result).
-    pub stream: Option<super::stream::Chunks>,
+    pub stream: Option<Box<super::stream::Chunks>>,
 }
 
 impl Reply {
@@ -96,7 +96,7 @@ impl Reply {
     pub fn stream(body: super::stream::Chunks) -> Reply {
         let mut r = Reply::no_content();
         r.status = 200;
-        r.stream = Some(body);
+        r.stream = Some(Box::new(body));
         r
     }
 
@@ -176,10 +176,7 @@ pub async fn body(
             Some("body"),
             "not sent in time (the server's --body-timeout: the whole body within it)",
         )),
-        Ok(r) => Ok(r
-            .map_err(|e| body_error(&e, max_body))?
-            .to_bytes()
-            .to_vec()),
+        Ok(r) => Ok(r.map_err(|e| body_error(&e, max_body))?.to_bytes().to_vec()),
     }
 }
 
@@ -202,7 +199,7 @@ where
 
 /// Every answer's protective headers: its content type is not to be guessed (`nosniff`), no
 /// page leaks its address to another site (`Referrer-Policy`), and pages run no script, load
-/// nothing from elsewhere and apply only their own style ([`super::pages::csp`]).
+/// nothing from elsewhere and apply only their own style ([`super::style::csp`]).
 pub fn protect(mut r: axum::response::Response) -> axum::response::Response {
     use axum::http::{header, HeaderValue};
     let h = r.headers_mut();
@@ -214,7 +211,7 @@ pub fn protect(mut r: axum::response::Response) -> axum::response::Response {
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
     );
-    if let Ok(v) = HeaderValue::from_str(super::pages::csp()) {
+    if let Ok(v) = HeaderValue::from_str(super::style::csp()) {
         h.insert(header::CONTENT_SECURITY_POLICY, v);
     }
     r

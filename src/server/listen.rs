@@ -182,10 +182,11 @@ async fn serve<I>(
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let service = hyper::service::service_fn(move |mut rq: hyper::Request<hyper::body::Incoming>| {
-        rq.extensions_mut().insert(mark.clone());
-        tower::ServiceExt::oneshot(router.clone(), rq)
-    });
+    let service =
+        hyper::service::service_fn(move |mut rq: hyper::Request<hyper::body::Incoming>| {
+            rq.extensions_mut().insert(mark.clone());
+            tower::ServiceExt::oneshot(router.clone(), rq)
+        });
     let conn = http.serve_connection(hyper_util::rt::TokioIo::new(io), service);
     tokio::select! {
         _ = conn => {}
@@ -280,7 +281,7 @@ mod tests {
         // a1 is being handled: a third from a closes a2, the one waiting.
         mark(&open, &a1).handling();
         let a3 = take(&open, a, &limits).unwrap();
-        assert!(lock(&open).conns.get(&a2.id).is_none(), "a2 closed");
+        assert!(!lock(&open).conns.contains_key(&a2.id), "a2 closed");
         assert!(lock(&open).conns.contains_key(&a1.id));
         drop(a2); // its task ends: nothing counted twice
         assert_eq!(lock(&open).total, 2);
@@ -288,7 +289,7 @@ mod tests {
         let b1 = take(&open, b, &limits).unwrap();
         mark(&open, &b1).waiting();
         let b2 = take(&open, b, &limits).unwrap();
-        assert!(lock(&open).conns.get(&a3.id).is_none(), "a3 closed");
+        assert!(!lock(&open).conns.contains_key(&a3.id), "a3 closed");
         // All three being handled: a newcomer is refused.
         for s in [&a1, &b1, &b2] {
             mark(&open, s).handling();

@@ -31,6 +31,7 @@ pub mod selfsigned;
 pub mod sessions;
 pub mod stats;
 pub mod stream;
+pub mod style;
 pub mod tls;
 pub mod tokens;
 pub mod work;

@@ -18,7 +18,7 @@ pub struct Stored {
     pub created: bool,
 }
 
-/// Store `s` (checked by [`crate::fleet::submission::parse`]) with its ranked figures
+/// Store `s` (checked by [`crate::fleet::result_schema::parse`]) with its ranked figures
 /// `metrics` (checked by [`super::categories::extract`]), submitted by token `submitter` at
 /// `now_ms` (Unix milliseconds). `allow` runs first in the same transaction (the submitter's
 /// rate limit, [`super::ratelimit::spend_in`]): when it answers seconds to wait, nothing is

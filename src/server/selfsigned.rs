@@ -14,7 +14,10 @@ pub const KEY_FILE: &str = "pocketbench-tls-key.pem";
 
 /// The first line of a certificate file made for `hosts`.
 fn stamp(hosts: &[String]) -> String {
-    format!("# pocketbench serve --tls-self-signed {}\n", hosts.join(" "))
+    format!(
+        "# pocketbench serve --tls-self-signed {}\n",
+        hosts.join(" ")
+    )
 }
 
 /// This year, by the system clock.
@@ -60,9 +63,8 @@ pub fn ensure(hosts: &[String], dir: &Path) -> Result<(PathBuf, PathBuf)> {
             crate::limits::escape(&p.display().to_string())
         ))
     };
-    let kept = std::fs::read_to_string(&cert)
-        .is_ok_and(|t| t.starts_with(&stamp(hosts)))
-        && key.exists();
+    let kept =
+        std::fs::read_to_string(&cert).is_ok_and(|t| t.starts_with(&stamp(hosts))) && key.exists();
     if !kept {
         let (c, k) = make(hosts).map_err(|e| {
             Error::input(format!(

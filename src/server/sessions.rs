@@ -59,8 +59,10 @@ pub fn check(db: &Db, id: &str, now_ms: i64) -> Result<Option<String>> {
 
 /// End session `id` (signing out).
 pub fn end(db: &Db, id: &str) -> Result<()> {
-    db.write()?
-        .execute("DELETE FROM sessions WHERE hash = $1", &[Value::Text(hash(id))])?;
+    db.write()?.execute(
+        "DELETE FROM sessions WHERE hash = $1",
+        &[Value::Text(hash(id))],
+    )?;
     Ok(())
 }
 

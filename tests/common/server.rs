@@ -168,7 +168,8 @@ impl Server {
 /// A storage result (whole, as `results show --json` prints one) whose sequential read is
 /// `mib_s`; `n` makes it distinct.
 pub fn storage_result(mib_s: f64, n: usize) -> Value {
-    let stat = |x: f64| json!({"mean": x, "min": x, "max": x, "stddev": 0.0, "cv": 0.0, "runs": [x]});
+    let stat =
+        |x: f64| json!({"mean": x, "min": x, "max": x, "stddev": 0.0, "cv": 0.0, "runs": [x]});
     json!({
         "id": n, "created_at": format!("2026-01-01T00:00:{:02}Z", n % 60),
         "tool_version": "pocketbench 0.1.0", "sqlite_version": "3.46.0",

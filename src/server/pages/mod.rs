@@ -86,7 +86,8 @@ const LOGOUT_FORM: &str = r#"<form id="logout" method="post" action="/logout"><b
 /// A page of a `--private` server, with the sign-out button in its navigation.
 pub fn with_logout(mut r: Reply) -> Reply {
     if r.content_type.starts_with("text/html") {
-        let page = String::from_utf8_lossy(&r.body).replacen("</nav>", &format!("{LOGOUT_FORM}</nav>"), 1);
+        let page =
+            String::from_utf8_lossy(&r.body).replacen("</nav>", &format!("{LOGOUT_FORM}</nav>"), 1);
         r.body = page.into_bytes();
     }
     r
@@ -103,8 +104,12 @@ pub fn logout(state: &State, rq: &Req) -> Reply {
             return super::db_error(e);
         }
     }
-    let mut r = Reply::html(303, layout("Signed out", "<p><a href=\"/login\">Sign in</a></p>"));
-    r.headers.push(("set-cookie", super::sessions::clear_cookie()));
+    let mut r = Reply::html(
+        303,
+        layout("Signed out", "<p><a href=\"/login\">Sign in</a></p>"),
+    );
+    r.headers
+        .push(("set-cookie", super::sessions::clear_cookie()));
     r.headers.push(("location", "/login".to_string()));
     r
 }
@@ -116,46 +121,20 @@ fn not_found(what: &str) -> Reply {
     )
 }
 
-/// The pages' one style sheet, inline (the Content-Security-Policy allows exactly it).
-const STYLE: &str = "
-body { font-family: DejaVu Sans, Arial, sans-serif; margin: 1.5em auto; max-width: 60em; color: #222; }
-nav a { margin-right: 1em; }
-nav form { display: inline; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.7em; text-align: left; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-.note { color: #666; font-size: 0.9em; }
-svg.chart { display: block; margin: 0.5em 0 1em; }
-";
-
-/// The Content-Security-Policy of every answer: nothing loads or runs but the pages' own
-/// style (by its SHA-256), forms post only here, no other site frames a page.
-pub fn csp() -> &'static str {
-    static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    CSP.get_or_init(|| {
-        use base64::Engine as _;
-        use sha2::Digest as _;
-        let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(STYLE));
-        format!(
-            "default-src 'none'; style-src 'sha256-{hash}'; img-src 'self' data:; \
-             form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-        )
-    })
-}
-
 /// A page around `body`.
 pub fn layout(title: &str, body: &str) -> String {
     format!(
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{t} · pocketbench</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>{STYLE}</style></head>
+<style>{style}</style></head>
 <body><nav><a href="/">pocketbench results</a><a href="/models">all models</a></nav>
 <h1>{t}</h1>
 {body}
 </body></html>
 "#,
-        t = esc(title)
+        t = esc(title),
+        style = super::style::STYLE
     )
 }
 
