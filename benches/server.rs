@@ -255,6 +255,17 @@ fn health_on(c: &mut std::net::TcpStream) {
     c.read_exact(&mut vec![0u8; n]).unwrap();
 }
 
+/// 1 000 `/healthz` requests, each on a fresh connection: their times in ms.
+fn health_times(reader: &Client) -> Vec<f64> {
+    (0..1000)
+        .map(|_| {
+            let t = Instant::now();
+            assert_eq!(reader.get("/healthz").unwrap().status, 200);
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect()
+}
+
 fn idle(name: &str, db: &str, held: usize) {
     // SAFETY: reading and raising this process's open-file limit.
     unsafe {
@@ -275,13 +286,7 @@ fn idle(name: &str, db: &str, held: usize) {
         })
         .collect();
     let reader = Client::new(&s.1, None).unwrap();
-    let mut lat: Vec<f64> = (0..1000)
-        .map(|_| {
-            let t = Instant::now();
-            assert_eq!(reader.get("/healthz").unwrap().status, 200);
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
+    let mut lat = health_times(&reader);
     let writer = Client::new(&s.1, Some(&tok)).unwrap();
     let mut sub: Vec<f64> = (0..100)
         .map(|n| {
@@ -354,13 +359,7 @@ fn non_readers(name: &str, db: &str, readers: usize) {
             c
         })
         .collect();
-    let mut lat: Vec<f64> = (0..1000)
-        .map(|_| {
-            let t = Instant::now();
-            assert_eq!(reader.get("/healthz").unwrap().status, 200);
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
+    let mut lat = health_times(&reader);
     let open = reader
         .get("/healthz")
         .unwrap()

@@ -8,36 +8,12 @@
 
 mod common;
 
-use common::server::{backends, post, storage_result, submission, Server};
+use common::server::{backends, health_on, post, storage_result, submission, Server};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 
 fn connect(s: &Server) -> TcpStream {
     TcpStream::connect(s.url.strip_prefix("http://").unwrap()).unwrap()
-}
-
-/// Send a GET for /healthz on a kept-alive connection and read its whole answer: the status.
-fn health_on(c: &mut TcpStream) -> String {
-    c.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        .unwrap();
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        c.read_exact(&mut byte).unwrap();
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8(head).unwrap();
-    let length: usize = head
-        .lines()
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .strip_prefix("content-length:")
-                .map(|v| v.trim().parse().unwrap())
-        })
-        .unwrap();
-    let mut body = vec![0u8; length];
-    c.read_exact(&mut body).unwrap();
-    head.lines().next().unwrap().to_string()
 }
 
 #[test]

@@ -9,17 +9,14 @@
 
 mod common;
 
-use common::server::{backends, Server};
-use common::{arg, pb_with, Sandbox};
-use std::path::Path;
+use common::server::{backends, one_stored_run, Server};
+use common::{arg, pb_with};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `openssl x509 -text` of a certificate file.
-fn openssl_text(cert: &Path) -> String {
-    let out = Command::new("openssl")
-        .args(["x509", "-noout", "-text", "-in", arg(cert)])
-        .output()
-        .unwrap();
+/// Run `openssl` with `args`, which must succeed: its output.
+fn openssl(args: &[&str]) -> String {
+    let out = Command::new("openssl").args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -28,46 +25,39 @@ fn openssl_text(cert: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `openssl x509 -text` of a certificate file.
+fn openssl_text(cert: &Path) -> String {
+    openssl(&["x509", "-noout", "-text", "-in", arg(cert)])
+}
+
 /// A CA-style self-signed certificate for `host` in `dir` (OpenSSL's defaults for `req
 /// -x509`): (certificate, key).
-fn openssl_self_signed(dir: &Path, host: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+fn openssl_self_signed(dir: &Path, host: &str) -> (PathBuf, PathBuf) {
     let (cert, key) = (
         dir.join(format!("{host}.pem")),
         dir.join(format!("{host}.key")),
     );
-    let out = Command::new("openssl")
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-        ])
-        .args(["-nodes", "-days", "30", "-subj", &format!("/CN={host}")])
-        .args(["-addext", &format!("subjectAltName=DNS:{host}")])
-        .args(["-keyout", arg(&key), "-out", arg(&cert)])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (subject, san) = (format!("/CN={host}"), format!("subjectAltName=DNS:{host}"));
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "30",
+        "-subj",
+        &subject,
+        "-addext",
+        &san,
+        "-keyout",
+        arg(&key),
+        "-out",
+        arg(&cert),
+    ]);
     (cert, key)
-}
-
-/// A stored `run` result in a fresh sandbox: the sandbox and its results store.
-fn one_run() -> (Sandbox, std::path::PathBuf) {
-    let sb = Sandbox::new();
-    let results = sb.results();
-    sb.pb(common::words(
-        "run --engine null --records 5 --ops 5 --delay zero --no-overhead --quiet",
-    )
-    .into_iter()
-    .chain(["--results", arg(&results)]))
-        .expect_ok();
-    (sb, results)
 }
 
 /// `submit` of result 1 of `results` to `url` trusting `bundle`.
@@ -101,7 +91,7 @@ fn tls_self_signed_makes_a_server_certificate_that_submit_trusts() {
     assert!(text.contains("TLS Web Server Authentication"), "{text}");
     let token = s.token("phone");
     let port = s.url.rsplit_once(':').unwrap().1.to_string();
-    let (_sb, results) = one_run();
+    let (_sb, results) = one_stored_run();
     let by_name = submit(
         &format!("https://localhost:{port}"),
         &token,
@@ -137,7 +127,7 @@ fn a_ca_style_self_signed_certificate_works_when_trusted_and_is_explained_otherw
     let token = s.token("phone");
     let port = s.url.rsplit_once(':').unwrap().1.to_string();
     let url = format!("https://localhost:{port}");
-    let (_sb, results) = one_run();
+    let (_sb, results) = one_stored_run();
     // Another CA-style certificate trusted, not the server's: refused, in a sentence.
     let (other, _) = openssl_self_signed(dir.path(), "elsewhere");
     let refused = submit(&url, &token, &results, &other).expect_code(1);

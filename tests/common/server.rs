@@ -194,6 +194,45 @@ pub fn submission(model: &str, disk_model: &str, result: Value) -> Value {
     })
 }
 
+/// Send `GET /healthz` on the kept-alive connection `c` and read its whole answer: its status
+/// line.
+pub fn health_on(c: &mut std::net::TcpStream) -> String {
+    use std::io::{Read, Write};
+    c.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        c.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).unwrap();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap())
+        })
+        .unwrap();
+    let mut body = vec![0u8; length];
+    c.read_exact(&mut body).unwrap();
+    head.lines().next().unwrap().to_string()
+}
+
+/// A sandbox holding one stored `run` result (id 1), and its results store.
+pub fn one_stored_run() -> (super::Sandbox, std::path::PathBuf) {
+    let sb = super::Sandbox::new();
+    let results = sb.results();
+    sb.pb(
+        super::words("run --engine null --records 5 --ops 5 --delay zero --no-overhead --quiet")
+            .into_iter()
+            .chain(["--results", super::arg(&results)]),
+    )
+    .expect_ok();
+    (sb, results)
+}
+
 pub fn post(c: &Client, path: &str, body: &Value) -> Response {
     c.post(path, body.to_string().as_bytes()).unwrap()
 }
