@@ -3,12 +3,13 @@
 //! stored without it (fields a result's type does not know are dropped) and served compact,
 //! streamed in chunks, never pretty; a string where a number belongs anywhere in a result is a
 //! 400 naming it; a result past the stored-size bound is refused; the report page reads every
-//! stored result; clients that fetch the largest result a submission can make ten times over
-//! and do not read it are dropped after `--send-timeout` while `/healthz` answers; a POST without a valid token
-//! is answered 401/403 from its head with its body unsent; a body trickled one byte at a time
-//! gets 408 at `--body-timeout` (a deadline, not a gap); at `--max-connections` a newcomer closes
-//! the connection waiting longest on its client instead of being refused; an idle kept-alive
-//! connection is closed after `--header-timeout`.
+//! stored result; clients that ask for the largest result a submission can make ten times over
+//! and do not read are dropped after `--send-timeout` while `/healthz` answers; a POST without
+//! a valid token is answered 401/403 from its head with its body unsent; a body trickled one
+//! byte at a time gets 408 at `--body-timeout` (a deadline, not a gap), and one slower than
+//! `--min-body-rate` gets it before; at `--max-connections` a newcomer closes the connection
+//! waiting longest on its client instead of being refused; an idle kept-alive connection is
+//! closed after `--header-timeout`.
 #![cfg(feature = "server")]
 
 mod common;
@@ -293,6 +294,36 @@ fn a_trickled_body_gets_408_at_its_deadline() {
     let sent = trickle.join().unwrap();
     assert!(sent < 100_000, "{sent}");
     assert_eq!(s.healthy_count(), 0);
+}
+
+#[test]
+fn a_body_slower_than_the_minimum_rate_gets_408_before_its_deadline() {
+    let b = backends().remove(0);
+    let s = Server::start(&b, &["--body-timeout", "1h", "--min-body-rate", "1K"]);
+    let token = s.token("lab");
+    let mut t = TcpStream::connect(addr(&s)).unwrap();
+    write!(
+        t,
+        "POST /api/v1/results HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+    )
+    .unwrap();
+    // 20 bytes a second, far below 1 KiB a second: refused from the first second on, long
+    // before the hour.
+    let mut writer = t.try_clone().unwrap();
+    let trickle = std::thread::spawn(move || {
+        let mut sent = 0;
+        while writer.write_all(b" ").is_ok() && sent < 100_000 {
+            sent += 1;
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    let answer = String::from_utf8(drain(&mut t)).unwrap();
+    assert_eq!(status(answer.as_bytes()), 408, "{answer}");
+    assert!(
+        answer.contains("--min-body-rate: 1024 bytes a second"),
+        "{answer}"
+    );
+    trickle.join().unwrap();
 }
 
 #[test]

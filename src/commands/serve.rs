@@ -34,6 +34,10 @@ pub struct ServeOptions {
     /// head (a deadline, not a gap between packets; 408 beyond).
     #[arg(long, default_value = "30s")]
     pub body_timeout: String,
+    /// The slowest average a request body may arrive at, from its first second on (bytes a
+    /// second, K/M suffixes; 408 below it; 0: no minimum).
+    #[arg(long, default_value = "1K")]
+    pub min_body_rate: String,
     /// How long a write of an answer may wait for the client to read (a client that does not
     /// read is disconnected).
     #[arg(long, default_value = "30s")]
@@ -213,6 +217,17 @@ fn serve(o: &ServeOptions) -> Result<i32> {
     let header_timeout = timeout(&o.header_timeout, "--header-timeout")?;
     let body_timeout = timeout(&o.body_timeout, "--body-timeout")?;
     let send_timeout = timeout(&o.send_timeout, "--send-timeout")?;
+    let min_body_rate = if o.min_body_rate.trim() == "0" {
+        0
+    } else {
+        parse_size(&o.min_body_rate, "--min-body-rate")?
+    };
+    if min_body_rate > 1 << 30 {
+        return Err(Error::input(format!(
+            "--min-body-rate {}: expected at most 1G (bytes a second)",
+            crate::limits::escape(&o.min_body_rate)
+        )));
+    }
     for (flag, n) in [
         ("--max-connections", o.max_connections),
         ("--max-connections-per-client", o.max_connections_per_client),
@@ -247,6 +262,7 @@ fn serve(o: &ServeOptions) -> Result<i32> {
         header_timeout,
         body_timeout,
         send_timeout,
+        min_body_rate,
         max_connections: o.max_connections,
         max_per_client: o.max_connections_per_client,
         tls: o.tls_cert.clone().zip(o.tls_key.clone()),

@@ -161,22 +161,60 @@ pub fn head(parts: &axum::http::request::Parts) -> Req {
     }
 }
 
-/// A request's body, read whole within `deadline` (counted from now: a deadline for the
-/// whole body, not a gap between its packets; 408 after it). It arrives through tower-http's
+/// How a request's body must arrive: whole within `deadline` of the end of the head (a
+/// deadline, not a gap between packets), and from its first second on at an average of at
+/// least `min_rate` bytes a second; 408 otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyPace {
+    pub deadline: std::time::Duration,
+    pub min_rate: u64,
+}
+
+/// A request's body, read whole at `pace` (counted from now). It arrives through tower-http's
 /// `RequestBodyLimitLayer`, which refuses one declared too large before it is read and stops
 /// one that grows too large as it arrives ([`body_error`] turns that into 413).
 pub async fn body(
-    body: axum::body::Body,
+    mut body: axum::body::Body,
     max_body: u64,
-    deadline: std::time::Duration,
+    pace: BodyPace,
 ) -> Result<Vec<u8>, Reply> {
-    match tokio::time::timeout(deadline, http_body_util::BodyExt::collect(body)).await {
-        Err(_) => Err(Reply::error(
-            408,
-            Some("body"),
-            "not sent in time (the server's --body-timeout: the whole body within it)",
-        )),
-        Ok(r) => Ok(r.map_err(|e| body_error(&e, max_body))?.to_bytes().to_vec()),
+    use http_body_util::BodyExt;
+    let start = tokio::time::Instant::now();
+    let end = start + pace.deadline;
+    let mut got = Vec::new();
+    loop {
+        // Wake at least every second to check the pace.
+        let tick = (tokio::time::Instant::now() + std::time::Duration::from_secs(1)).min(end);
+        match tokio::time::timeout_at(tick, body.frame()).await {
+            Ok(None) => return Ok(got),
+            Ok(Some(Err(e))) => return Err(body_error(&e, max_body)),
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    got.extend_from_slice(&data);
+                }
+            }
+            Err(_) => {}
+        }
+        let now = tokio::time::Instant::now();
+        if now >= end {
+            return Err(Reply::error(
+                408,
+                Some("body"),
+                "not sent in time (the server's --body-timeout: the whole body within it)",
+            ));
+        }
+        let secs = (now - start).as_secs_f64();
+        if secs > 1.0 && (got.len() as f64) < pace.min_rate as f64 * secs {
+            return Err(Reply::error(
+                408,
+                Some("body"),
+                format!(
+                    "sent too slowly: {} bytes in {secs:.1} s (the server's --min-body-rate: {} bytes a second at least)",
+                    got.len(),
+                    pace.min_rate
+                ),
+            ));
+        }
     }
 }
 

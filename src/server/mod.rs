@@ -6,13 +6,18 @@
 //! of uploaded study plans ([`work`]). Tokens ([`tokens`]) guard writes.
 //!
 //! Threads: hyper serves HTTP/1.1 through axum on a tokio runtime ([`listen`]: one task per
-//! connection, with connection caps and a header read timeout; [`tls`]: rustls when asked); a
-//! request's body is read under tower-http's body size limit (`max_body`) and body read
-//! timeout, then its handler — synchronous, database work included — runs on a blocking task
-//! behind tower's concurrency limit (`workers` at a time), each taking a database connection
-//! from the pool for as long as it needs one. A
-//! slow or idle client costs a socket and a parked task, never a thread. Each token may make
-//! `rate_limit` writes per minute (429 with Retry-After beyond).
+//! connection, with connection caps that close the longest-waiting connection for a newcomer,
+//! a header read timeout and a send deadline ([`deadline`]); [`tls`]: rustls when asked,
+//! [`selfsigned`]: a certificate made for it). A write's token is checked from its head (401 or
+//! 403 before its body is read); the body is read under tower-http's body size limit
+//! (`max_body`), within a total deadline and at a minimum rate ([`http::body`]); then its
+//! handler — synchronous, database work included — runs on a blocking task behind tower's
+//! concurrency limit (`workers` at a time; `/healthz` bypasses it), each taking a database
+//! connection from the pool for as long as it needs one. A stored result is answered from its
+//! stored bytes chunk by chunk ([`stream`]). A slow or idle client costs a socket and a parked
+//! task, never a thread. Each token may make `rate_limit` writes per minute (429 with
+//! Retry-After beyond). Every answer carries the headers of [`http::protect`] ([`style`]: the
+//! pages' style and the Content-Security-Policy allowing it).
 
 pub mod api;
 pub mod categories;
@@ -67,6 +72,8 @@ pub struct Config {
     pub body_timeout: Duration,
     /// How long a write of an answer may wait for the client to read it.
     pub send_timeout: Duration,
+    /// The slowest average a body may arrive at (bytes a second, from its first second on).
+    pub min_body_rate: u64,
     /// Open connections allowed, in all and from one client address.
     pub max_connections: usize,
     pub max_per_client: usize,
@@ -246,13 +253,14 @@ impl tower::Service<Req> for Handlers {
 /// What every request needs: the configuration and the limited handlers.
 struct App {
     max_body: u64,
-    body_timeout: Duration,
+    pace: http::BodyPace,
     state: Arc<State>,
     handlers: tower::limit::ConcurrencyLimit<Handlers>,
 }
 
 /// Every request: a write's token checked from its head (401 or 403 before its body is read),
-/// its body read (async, under the layers' size limit, within `--body-timeout`), then its
+/// its body read (async, under the layers' size limit, within `--body-timeout` and at
+/// `--min-body-rate`), then its
 /// handler run once one of the `workers` slots is free — except `/healthz`, which never waits
 /// for a slot. The connection's [`listen::Mark`] says when the request is being handled (its
 /// connection cannot then be closed to make room for another).
@@ -281,7 +289,7 @@ async fn entry(
             Err(refused) => return refused,
         }
     }
-    req.body = match http::body(body, app.max_body, app.body_timeout).await {
+    req.body = match http::body(body, app.max_body, app.pace).await {
         Ok(b) => b,
         Err(reply) => return reply,
     };
@@ -363,13 +371,16 @@ pub fn serve(config: Config, plan: Option<work::PlanUpload>) -> Result<()> {
         header_timeout: config.header_timeout,
         send_timeout: config.send_timeout,
     };
-    let body_timeout = config.body_timeout;
+    let (body_timeout, min_rate) = (config.body_timeout, config.min_body_rate);
     let max_body = config.max_body;
     let state = Arc::new(State::new(db, config));
     let registry = state.connections.clone();
     let app = Arc::new(App {
         max_body,
-        body_timeout,
+        pace: http::BodyPace {
+            deadline: body_timeout,
+            min_rate,
+        },
         state: state.clone(),
         handlers: tower::limit::ConcurrencyLimit::new(Handlers(state), workers),
     });

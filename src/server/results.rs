@@ -272,6 +272,9 @@ pub fn head(db: &Db, id: i64) -> Result<Option<String>> {
     Ok(Some(text))
 }
 
+/// Result `id` in full, its stored result read (null when it is past
+/// [`crate::fleet::result_schema::MAX_RESULT_BYTES`], which only a result stored before the
+/// bound can be: it is not parsed, whatever its size).
 pub fn get(db: &Db, id: i64) -> Result<Option<FullResult>> {
     let mut c = db.read()?;
     let rows = c.query(
@@ -284,7 +287,10 @@ pub fn get(db: &Db, id: i64) -> Result<Option<FullResult>> {
     let mut full = FullResult {
         row: row(r),
         device: serde_json::from_str(&r.text(11)).unwrap_or_default(),
-        result: serde_json::from_str(&r.text(12)).unwrap_or_default(),
+        result: Some(r.text(12))
+            .filter(|t| t.len() <= crate::fleet::result_schema::MAX_RESULT_BYTES)
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default(),
     };
     full.row.metrics = metrics(&mut **c, id)?;
     Ok(Some(full))
