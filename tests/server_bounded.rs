@@ -299,7 +299,7 @@ fn a_trickled_body_gets_408_at_its_deadline() {
 #[test]
 fn a_body_slower_than_the_minimum_rate_gets_408_before_its_deadline() {
     let b = backends().remove(0);
-    let s = Server::start(&b, &["--body-timeout", "1h", "--min-body-rate", "1K"]);
+    let s = Server::start(&b, &["--body-timeout", "3600s", "--min-body-rate", "1K"]);
     let token = s.token("lab");
     let mut t = TcpStream::connect(addr(&s)).unwrap();
     write!(
