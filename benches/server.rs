@@ -55,6 +55,10 @@ fn serve(db: &str) -> Serve {
             "8",
             "--max-connections-per-client",
             "5000",
+            // Idle kept-alive connections are closed after the header timeout: long enough
+            // that the held ones of part 3 stay open however slow the machine.
+            "--header-timeout",
+            "600s",
         ])
         .stdout(Stdio::piped())
         .spawn()

@@ -182,6 +182,7 @@ fn one(state: &State, id: &str) -> Result<Reply, Reply> {
     match results::head(&state.db, n).map_err(db_error)? {
         Some(head) => Ok(Reply::stream(super::stream::Chunks::new(
             state.db.clone(),
+            state.stream_readers.clone(),
             n,
             head,
             "}",

@@ -87,6 +87,8 @@ pub struct State {
     pub config: Config,
     /// The open connections (counted by [`listen`]).
     pub connections: listen::Registry,
+    /// The chunk reads of streamed answers allowed at once ([`stream`]).
+    pub stream_readers: stream::Readers,
 }
 
 /// Unix milliseconds now.
@@ -98,10 +100,12 @@ pub fn now_ms() -> i64 {
 
 impl State {
     pub fn new(db: Db, config: Config) -> State {
+        let stream_readers = stream::readers(config.workers);
         State {
             db: Arc::new(db),
             config,
             connections: listen::Registry::default(),
+            stream_readers,
         }
     }
 

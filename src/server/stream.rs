@@ -3,7 +3,9 @@
 //! holds it, [`CHUNK`] characters at a time, each read by a short query on a blocking task when
 //! the connection is ready for more — never parsed, never re-serialised, never whole in
 //! memory. A client that stops reading stops the reads: it holds at most one chunk, and the
-//! connection's send deadline ([`super::listen`]) drops it.
+//! connection's send deadline ([`super::deadline`]) drops it. At most half the workers' worth
+//! of chunk reads run at once ([`Readers`]), so the database connections are never all taken
+//! by answers being streamed: `/healthz`, the pages and the API find one free.
 
 use super::db::Db;
 use axum::body::Bytes;
@@ -13,12 +15,32 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-/// Characters of the stored result read per query (at most four times as many bytes).
-pub const CHUNK: i64 = 16 * 1024;
+/// Characters of the stored result read per query (at most four times as many bytes). A
+/// query reads the stored value whole before cutting it (SQLite's `substr`), so fewer, larger
+/// chunks cost the database less: a 2 MiB result is 8 queries.
+pub const CHUNK: i64 = 256 * 1024;
+
+/// The chunk reads allowed at once.
+pub type Readers = Arc<tokio::sync::Semaphore>;
+
+/// Chunk reads for a server of `workers` workers: half of them, at least one.
+pub fn readers(workers: usize) -> Readers {
+    Arc::new(tokio::sync::Semaphore::new((workers / 2).max(1)))
+}
+
+type Permit = Pin<
+    Box<
+        dyn Future<Output = Result<tokio::sync::OwnedSemaphorePermit, tokio::sync::AcquireError>>
+            + Send,
+    >,
+>;
 
 /// The body of one stored result's answer.
 pub struct Chunks {
     db: Arc<Db>,
+    readers: Readers,
+    /// Waiting for a read to be allowed.
+    waiting: Option<Permit>,
     id: i64,
     /// The next character to read (1-based, as SQL's `substr` counts).
     next: i64,
@@ -30,9 +52,11 @@ pub struct Chunks {
 
 impl Chunks {
     /// `head`, then result `id`'s stored text, then `tail`.
-    pub fn new(db: Arc<Db>, id: i64, head: String, tail: &'static str) -> Chunks {
+    pub fn new(db: Arc<Db>, readers: Readers, id: i64, head: String, tail: &'static str) -> Chunks {
         Chunks {
             db,
+            readers,
+            waiting: None,
             id,
             next: 1,
             head: Some(Bytes::from(head)),
@@ -67,10 +91,25 @@ impl http_body::Body for Chunks {
         if me.done {
             return Poll::Ready(me.tail.take().map(|t| Ok(Frame::data(t))));
         }
-        let (db, id, from) = (me.db.clone(), me.id, me.next);
-        let task = me
-            .reading
-            .get_or_insert_with(|| tokio::task::spawn_blocking(move || read(&db, id, from)));
+        if me.reading.is_none() {
+            let readers = me.readers.clone();
+            let wait = me
+                .waiting
+                .get_or_insert_with(|| Box::pin(readers.acquire_owned()));
+            let permit = match wait.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(p) => p,
+            };
+            me.waiting = None;
+            let (db, id, from) = (me.db.clone(), me.id, me.next);
+            me.reading = Some(tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                read(&db, id, from)
+            }));
+        }
+        let Some(task) = me.reading.as_mut() else {
+            return Poll::Pending;
+        };
         let text = match Pin::new(task).poll(cx) {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(r) => {
@@ -78,7 +117,7 @@ impl http_body::Body for Chunks {
                 match r {
                     Ok(Ok(text)) => text,
                     Ok(Err(e)) => {
-                        eprintln!("pocketbench serve: reading result {id}: {e}");
+                        eprintln!("pocketbench serve: reading result {}: {e}", me.id);
                         return Poll::Ready(Some(Err(std::io::Error::other("database"))));
                     }
                     Err(_) => return Poll::Ready(Some(Err(std::io::Error::other("task")))),
