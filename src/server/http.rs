@@ -170,18 +170,37 @@ pub struct BodyPace {
     pub min_rate: u64,
 }
 
-/// A request's body, read whole at `pace` (counted from now). It arrives through tower-http's
+/// What of a request's body has already arrived (read without waiting), and whether that is
+/// all of it.
+pub async fn arrived(body: &mut axum::body::Body, max_body: u64) -> Result<(Vec<u8>, bool), Reply> {
+    use http_body_util::BodyExt;
+    let mut got = Vec::new();
+    loop {
+        match tokio::time::timeout(std::time::Duration::ZERO, body.frame()).await {
+            Err(_) => return Ok((got, false)),
+            Ok(None) => return Ok((got, true)),
+            Ok(Some(Err(e))) => return Err(body_error(&e, max_body)),
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    got.extend_from_slice(&data);
+                }
+            }
+        }
+    }
+}
+
+/// A request's body, the rest of it after `got`, read whole at `pace` (counted from now). It arrives through tower-http's
 /// `RequestBodyLimitLayer`, which refuses one declared too large before it is read and stops
 /// one that grows too large as it arrives ([`body_error`] turns that into 413).
 pub async fn body(
     mut body: axum::body::Body,
+    mut got: Vec<u8>,
     max_body: u64,
     pace: BodyPace,
 ) -> Result<Vec<u8>, Reply> {
     use http_body_util::BodyExt;
     let start = tokio::time::Instant::now();
     let end = start + pace.deadline;
-    let mut got = Vec::new();
     loop {
         // Wake at least every second to check the pace.
         let tick = (tokio::time::Instant::now() + std::time::Duration::from_secs(1)).min(end);

@@ -276,7 +276,16 @@ async fn entry(
     let (parts, body) = rq.into_parts();
     let mut req = http::head(&parts);
     let internal = |_| Reply::error(500, None, "internal error (the server logged it)");
-    if req.method == "POST" && req.path.first().is_some_and(|p| p == "api") {
+    // What of the body has arrived with the head; all of it, usually.
+    let mut body = body;
+    let (arrived, whole) = match http::arrived(&mut body, app.max_body).await {
+        Ok(a) => a,
+        Err(reply) => return reply,
+    };
+    // A write whose body is still to come has its token checked first: refused from its head,
+    // it never waits for its body. (One whose body came with its head is checked by its
+    // handler, one hop fewer.)
+    if !whole && req.method == "POST" && req.path.first().is_some_and(|p| p == "api") {
         let state = app.state.clone();
         let checked = tokio::task::spawn_blocking(move || {
             let who = state.authorise(&req);
@@ -293,9 +302,13 @@ async fn entry(
             Err(refused) => return refused,
         }
     }
-    req.body = match http::body(body, app.max_body, app.pace).await {
-        Ok(b) => b,
-        Err(reply) => return reply,
+    req.body = if whole {
+        arrived
+    } else {
+        match http::body(body, arrived, app.max_body, app.pace).await {
+            Ok(b) => b,
+            Err(reply) => return reply,
+        }
     };
     if let Some(m) = &mark {
         m.handling();
