@@ -1,8 +1,9 @@
-//! The full schema of each kind's result, as the results server holds a submission to it: the
-//! result is read into the very type `results show` and the server's report page read it with
-//! (`run`: [`RunSummary`], `storage`, `flashbench`, `durability`, `models`: their runs), so
-//! every field is typed (a string where a number belongs is a 400 naming its JSON path), and
-//! what is stored is that type written back compactly. Fields the type does not know are
+//! A submission as the results server accepts it ([`parse`], its whole check, with a fuzz
+//! target), and the full schema of each kind's result: the result is read into the very type
+//! `results show` and the server's report page read it with (`run`:
+//! [`crate::results::summary::RunSummary`]; `storage`, `flashbench`, `durability`, `models`:
+//! their runs), so every field is typed (a string where a number belongs is a 400 naming its
+//! JSON path), and what is stored is that type written back compactly. Fields the type does not know are
 //! **dropped**, not refused: a newer or older pocketbench may carry a field this server has
 //! never heard of, and refusing it would lose the whole result; dropping it means nothing the
 //! server cannot read is ever stored. One field beside the type is kept: a `run`'s
