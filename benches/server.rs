@@ -12,9 +12,14 @@
 //! 3. IDLE kept-alive connections held open (each made one request and then waits): 1 000
 //!    `/healthz` requests and 100 submissions on fresh connections meanwhile (p50, p99), then
 //!    one more request on every held connection (all must still be served).
+//! 4. The largest result a submission can make (a storage run whose longest text fills it to
+//!    just under the stored-result bound): 32 clients fetching it at once (wall time), then
+//!    READERS clients that ask for it and never read their answer, held while 1 000 `/healthz`
+//!    requests are timed on fresh connections (p50, p99); the server's resident memory then
+//!    and at its peak (VmRSS, VmHWM). Targets: `/healthz` p99 under 50 ms, RSS under 256 MB.
 //!
-//! Run: `cargo bench --bench server [-- CLIENTS SUBMISSIONS RESULTS ROUNDS]` (defaults 8 1000
-//! 1000000 20).
+//! Run: `cargo bench --bench server [-- CLIENTS SUBMISSIONS RESULTS ROUNDS READERS]` (defaults
+//! 8 1000 1000000 20 100).
 
 mod common;
 
@@ -50,6 +55,10 @@ fn serve(db: &str) -> Serve {
             "8",
             "--max-connections-per-client",
             "5000",
+            // Idle kept-alive connections are closed after the header timeout: long enough
+            // that the held ones of part 3 stay open however slow the machine.
+            "--header-timeout",
+            "600s",
         ])
         .stdout(Stdio::piped())
         .spawn()
@@ -75,16 +84,36 @@ fn token(db: &str, name: &str) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
+/// A whole storage run (as `results show --json` prints one): a sequential read and a random
+/// write test, distinct by `client` and `n`.
+fn storage_run(client: usize, n: usize) -> serde_json::Value {
+    let stat = |mean: f64| {
+        json!({"mean": mean, "min": mean - 1.0, "max": mean + 1.0,
+                                  "stddev": 1.0, "cv": 0.01, "runs": [mean - 1.0, mean, mean + 1.0]})
+    };
+    let test = |pattern: &str| {
+        json!({"pattern": pattern, "mode": "direct", "file_size": 33554432,
+                                      "io_size": 4096, "ops": 8192, "threads": 1})
+    };
+    let (seq, rand) = (100.0 + (n % 97) as f64, 1000.0 + (n % 89) as f64);
+    json!({"id": n, "created_at": "2026-01-01T00:00:00Z", "tool_version": "pocketbench 0.1.0",
+        "sqlite_version": "3.46.0",
+        "settings": {"dir": "/data/local/tmp", "parts": ["seq-read", "rand-write"],
+                     "seq_read_size": 33554432, "seq_write_size": 33554432, "buffer": 524288,
+                     "layout": "androbench", "rand_ops": null, "modes": ["direct"], "threads": [1],
+                     "runs": 3, "tx": {"txns": 100, "journal_mode": "wal", "synchronous": "normal"},
+                     "seed": client},
+        "file_system": "f2fs",
+        "files": [{"test": test("seq-read"), "mib_s": stat(seq), "iops": stat(seq * 256.0), "method": "pread"},
+                  {"test": test("rand-write"), "mib_s": stat(rand / 256.0), "iops": stat(rand), "method": "pwrite"}],
+        "sqlite": [], "calibration": null})
+}
+
 fn submission(client: usize, n: usize) -> Vec<u8> {
     json!({"schema": 1, "kind": "storage",
         "device": {"model": format!("model-{}", (client * 7 + n) % 50), "os": "Android 14",
                    "storage": {"disk_model": "KLUDG4U", "file_system": "f2fs"}},
-        "result": {"tool_version": "pocketbench 0.1.0", "created_at": "2026-01-01T00:00:00Z",
-                   "client": client, "n": n, "settings": {"runs": 3, "layout": "androbench"},
-                   "files": [{"test": {"pattern": "seq-read", "mode": "direct", "threads": 1},
-                              "mib_s": {"mean": 100.0 + (n % 97) as f64, "runs": [99.0, 100.0, 101.0]}},
-                             {"test": {"pattern": "rand-write", "mode": "direct", "threads": 1},
-                              "iops": {"mean": 1000.0 + (n % 89) as f64, "runs": [990.0, 1000.0, 1010.0]}}]}})
+        "result": storage_run(client, n)})
     .to_string()
     .into_bytes()
 }
@@ -230,6 +259,17 @@ fn health_on(c: &mut std::net::TcpStream) {
     c.read_exact(&mut vec![0u8; n]).unwrap();
 }
 
+/// 1 000 `/healthz` requests, each on a fresh connection: their times in ms.
+fn health_times(reader: &Client) -> Vec<f64> {
+    (0..1000)
+        .map(|_| {
+            let t = Instant::now();
+            assert_eq!(reader.get("/healthz").unwrap().status, 200);
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect()
+}
+
 fn idle(name: &str, db: &str, held: usize) {
     // SAFETY: reading and raising this process's open-file limit.
     unsafe {
@@ -250,13 +290,7 @@ fn idle(name: &str, db: &str, held: usize) {
         })
         .collect();
     let reader = Client::new(&s.1, None).unwrap();
-    let mut lat: Vec<f64> = (0..1000)
-        .map(|_| {
-            let t = Instant::now();
-            assert_eq!(reader.get("/healthz").unwrap().status, 200);
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
+    let mut lat = health_times(&reader);
     let writer = Client::new(&s.1, Some(&tok)).unwrap();
     let mut sub: Vec<f64> = (0..100)
         .map(|n| {
@@ -280,12 +314,88 @@ fn idle(name: &str, db: &str, held: usize) {
     );
 }
 
+/// Resident memory of process `pid` now and at its peak, in MB (VmRSS, VmHWM).
+fn rss_mb(pid: u32) -> (f64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kb = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (kb("VmRSS:") / 1024.0, kb("VmHWM:") / 1024.0)
+}
+
+fn non_readers(name: &str, db: &str, readers: usize) {
+    let s = serve(db);
+    let tok = token(db, "large");
+    // The largest result: its longest text grown until the stored result is just under the
+    // bound (the server writes it back compactly, as measured by the answer below).
+    let mut run = storage_run(0, 0);
+    let room = pocketbench::fleet::result_schema::MAX_RESULT_BYTES - run.to_string().len() - 64;
+    run["sqlite_version"] = json!("x".repeat(room));
+    let body = json!({"schema": 1, "kind": "storage",
+        "device": {"model": "large", "storage": {"file_system": "f2fs"}}, "result": run});
+    let writer = Client::new(&s.1, Some(&tok)).unwrap();
+    let r = writer
+        .post("/api/v1/results", body.to_string().as_bytes())
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.message());
+    let id = r.json::<serde_json::Value>().unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let path = format!("/api/v1/results/{id}");
+    let reader = Client::new(&s.1, None).unwrap();
+    let whole = reader.get(&path).unwrap().body.len();
+    let t = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..32 {
+            scope.spawn(|| assert_eq!(reader.get(&path).unwrap().body.len(), whole));
+        }
+    });
+    let parallel = t.elapsed().as_secs_f64();
+    let addr = s.1.strip_prefix("http://").unwrap().to_string();
+    let held: Vec<std::net::TcpStream> = (0..readers)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(&addr).unwrap();
+            write!(c, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            c
+        })
+        .collect();
+    let mut lat = health_times(&reader);
+    let open = reader
+        .get("/healthz")
+        .unwrap()
+        .json::<serde_json::Value>()
+        .unwrap()["connections"]
+        .clone();
+    let stored = Db::open(db, 1)
+        .and_then(|d| {
+            let rows = d.read()?.query(
+                "SELECT length(result) FROM results WHERE id = $1",
+                &[id.into()],
+            )?;
+            Ok(rows[0].int(0))
+        })
+        .unwrap();
+    let (rss, peak) = rss_mb(s.0.id());
+    println!(
+        "{name:<9} largest result {stored} bytes stored, {whole} answered: 32 parallel GETs {:.2} s; {readers} clients not reading it ({open} connections open): /healthz p50 {:.2} ms, p99 {:.2} ms; RSS {rss:.0} MB, peak {peak:.0} MB",
+        parallel,
+        pct(&mut lat, 0.5),
+        pct(&mut lat, 0.99)
+    );
+    drop(held);
+}
+
 fn main() {
     let a: Vec<u64> = common::numbers();
     let clients = a.first().copied().unwrap_or(8) as usize;
     let per_client = a.get(1).copied().unwrap_or(1000) as usize;
     let results = a.get(2).copied().unwrap_or(1_000_000);
     let rounds = a.get(3).copied().unwrap_or(20).max(1) as usize;
+    let readers = a.get(4).copied().unwrap_or(100) as usize;
     let dir = tempfile::tempdir().unwrap();
     let mut backends = vec![(
         "sqlite",
@@ -310,5 +420,6 @@ fn main() {
         submissions(name, sub, clients, per_client);
         ranking(name, rank, results, rounds);
         idle(name, sub, 1000);
+        non_readers(name, sub, readers);
     }
 }

@@ -130,7 +130,7 @@ pub fn submission(data: &[u8]) {
         return;
     };
     if which % 2 == 0 {
-        if let Ok(s) = crate::fleet::submission::parse(rest) {
+        if let Ok(s) = crate::fleet::result_schema::parse(rest) {
             let _ = crate::fleet::submission::content_hash(&s.kind, &s.result);
         }
     } else {

@@ -21,17 +21,18 @@ fn submissions_are_stored_once_and_read_back() {
         let id = r.json::<serde_json::Value>().unwrap()["id"]
             .as_i64()
             .unwrap();
-        // The same result again (keys in another order): 200 and the same id.
+        // The same result again (keys in the reverse order): 200 and the same id.
+        let reversed: serde_json::Map<String, serde_json::Value> = storage_result(812.5, 1)
+            .as_object()
+            .unwrap()
+            .iter()
+            .rev()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let again = post(
             &c,
             "/api/v1/results",
-            &submission(
-                "Pixel 7",
-                "KLUDG4U",
-                json!({
-            "files": storage_result(812.5, 1)["files"], "n": 1, "tool_version": "pocketbench 0.1.0",
-            "created_at": "2026-01-01T00:00:01Z", "id": 1}),
-            ),
+            &submission("Pixel 7", "KLUDG4U", reversed.into()),
         );
         assert_eq!(again.status, 200, "{}", b.name);
         assert_eq!(again.json::<serde_json::Value>().unwrap()["id"], id);

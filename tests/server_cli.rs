@@ -195,6 +195,18 @@ fn bad_flags_are_refused_with_one_line() {
         ("serve --max-body 1G".into(), "--max-body"),
         ("serve --listen nonsense --db x.db".into(), "--listen"),
         ("serve --lease forever --db x.db".into(), "--lease"),
+        (
+            "serve --min-body-rate 2G --db x.db".into(),
+            "--min-body-rate",
+        ),
+        (
+            "serve --send-timeout 7200s --db x.db".into(),
+            "--send-timeout",
+        ),
+        (
+            "serve --tls-self-signed bad\u{7}host --db x.db".into(),
+            "--tls-self-signed",
+        ),
         ("serve --plan missing.toml --db x.db".into(), "missing.toml"),
         ("serve token add bad/name --db x.db".into(), "token name"),
         (

@@ -3,7 +3,8 @@
 //! injection strings, too many writes per minute. Each gets a clear 4xx JSON error naming the
 //! field where one is at fault; nothing is stored; the server keeps answering; injected text is
 //! stored verbatim and shown escaped. A `--private` server's browser sign-in: a token exchanged
-//! at `/login` for an HttpOnly, SameSite session cookie that reads but never writes.
+//! at `/login` for an HttpOnly, SameSite session cookie that reads but never writes, and
+//! `/logout` (a button on every page) ending that session.
 #![cfg(feature = "server")]
 
 mod common;
@@ -230,7 +231,28 @@ fn a_browser_signs_in_to_a_private_server_with_a_session_cookie() {
         &format!("POST /api/v1/results HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{cookie}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()),
     );
     assert!(write.starts_with("HTTP/1.1 401"), "{write}");
-    // Revoking the token ends its sessions.
+    // The pages offer signing out, which ends the session on the server, not only the cookie.
+    assert!(get("/", &cookie).contains("<form id=\"logout\" method=\"post\" action=\"/logout\">"));
+    let out = raw(
+        &s,
+        &format!("POST /logout HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{cookie}Content-Length: 0\r\n\r\n"),
+    );
+    assert!(out.starts_with("HTTP/1.1 303"), "{out}");
+    assert!(
+        out.contains("Max-Age=0") && out.to_ascii_lowercase().contains("location: /login\r\n"),
+        "{out}"
+    );
+    assert!(get("/", &cookie).starts_with("HTTP/1.1 401"));
+    // Signed in again; revoking the token ends its sessions.
+    let again = login(&t);
+    let pair = again
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().split(';').next().unwrap().to_string())
+        .unwrap();
+    let cookie = format!("Cookie: {pair}\r\n");
+    assert!(get("/", &cookie).starts_with("HTTP/1.1 200"));
     let out = std::process::Command::new(BIN)
         .args(["serve", "token", "revoke", "reader", "--db", &s.db])
         .output()

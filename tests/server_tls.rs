@@ -9,7 +9,7 @@
 mod common;
 
 use common::server::{backends, Server};
-use common::{arg, pb_with, Sandbox, BIN};
+use common::{arg, pb_with, BIN};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
@@ -119,14 +119,7 @@ fn submit_over_https_trusting_the_servers_certificate() {
     // The certificate names localhost, so the URL does too.
     let port = s.url.rsplit_once(':').unwrap().1;
     let url = format!("https://localhost:{port}");
-    let sb = Sandbox::new();
-    let results = sb.results();
-    sb.pb(common::words(
-        "run --engine null --records 5 --ops 5 --delay zero --no-overhead --quiet",
-    )
-    .into_iter()
-    .chain(["--results", arg(&results)]))
-        .expect_ok();
+    let (_sb, results) = common::server::one_stored_run();
     let submit = |trusted: &std::path::Path| {
         let args = ["submit", "--server", &url, "--token", &token, "--json"];
         let args = args.into_iter().chain(["--results", arg(&results), "1"]);

@@ -26,17 +26,28 @@ pub struct ServeOptions {
     /// still sending a request wait apart, on no worker).
     #[arg(long, default_value_t = 8)]
     pub workers: usize,
-    /// How long a client may take to send a request's head (its line and headers); a slower
-    /// one is disconnected.
+    /// How long a client may take to send a request's head (its line and headers), and how
+    /// long a kept-alive connection may stay idle; a slower one is disconnected.
     #[arg(long, default_value = "10s")]
     pub header_timeout: String,
-    /// How long a client may take to send a request's body (408 beyond).
+    /// How long a client may take to send a request's whole body, counted from the end of its
+    /// head (a deadline, not a gap between packets; 408 beyond).
     #[arg(long, default_value = "30s")]
     pub body_timeout: String,
-    /// Open connections allowed in all (more are closed at once).
+    /// The slowest average a request body may arrive at, from its first second on (bytes a
+    /// second, K/M suffixes; 408 below it; 0: no minimum).
+    #[arg(long, default_value = "1K")]
+    pub min_body_rate: String,
+    /// How long a write of an answer may wait for the client to read (a client that does not
+    /// read is disconnected).
+    #[arg(long, default_value = "30s")]
+    pub send_timeout: String,
+    /// Open connections allowed in all (at the cap, the connection waiting longest on its
+    /// client is closed to make room).
     #[arg(long, default_value_t = 10_000)]
     pub max_connections: usize,
-    /// Open connections allowed from one client address (more are closed at once).
+    /// Open connections allowed from one client address (at the cap, that address's
+    /// connection waiting longest on its client is closed to make room).
     #[arg(long, default_value_t = 256)]
     pub max_connections_per_client: usize,
     /// Serve HTTPS with this certificate chain (PEM, leaf first); reloaded on SIGHUP.
@@ -45,6 +56,18 @@ pub struct ServeOptions {
     /// The private key of --tls-cert (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<std::path::PathBuf>,
+    /// Serve HTTPS with a self-signed server certificate for these host names and addresses
+    /// (made once and kept in --tls-dir; printed: how clients trust it).
+    #[arg(long, value_name = "HOST", num_args = 1.., conflicts_with_all = ["tls_cert", "tls_key"])]
+    pub tls_self_signed: Vec<String>,
+    /// Where --tls-self-signed keeps its certificate and key.
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = ".",
+        requires = "tls_self_signed"
+    )]
+    pub tls_dir: std::path::PathBuf,
     /// Largest request body (at most 256M).
     #[arg(long, default_value = "8M")]
     pub max_body: String,
@@ -193,6 +216,18 @@ fn serve(o: &ServeOptions) -> Result<i32> {
     };
     let header_timeout = timeout(&o.header_timeout, "--header-timeout")?;
     let body_timeout = timeout(&o.body_timeout, "--body-timeout")?;
+    let send_timeout = timeout(&o.send_timeout, "--send-timeout")?;
+    let min_body_rate = if o.min_body_rate.trim() == "0" {
+        0
+    } else {
+        parse_size(&o.min_body_rate, "--min-body-rate")?
+    };
+    if min_body_rate > 1 << 30 {
+        return Err(Error::input(format!(
+            "--min-body-rate {}: expected at most 1G (bytes a second)",
+            crate::limits::escape(&o.min_body_rate)
+        )));
+    }
     for (flag, n) in [
         ("--max-connections", o.max_connections),
         ("--max-connections-per-client", o.max_connections_per_client),
@@ -226,9 +261,20 @@ fn serve(o: &ServeOptions) -> Result<i32> {
         lease_ms,
         header_timeout,
         body_timeout,
+        send_timeout,
+        min_body_rate,
         max_connections: o.max_connections,
         max_per_client: o.max_connections_per_client,
         tls: o.tls_cert.clone().zip(o.tls_key.clone()),
+    };
+    let config = if o.tls_self_signed.is_empty() {
+        config
+    } else {
+        let pair = server::selfsigned::ensure(&o.tls_self_signed, &o.tls_dir)?;
+        server::Config {
+            tls: Some(pair),
+            ..config
+        }
     };
     server::serve(
         config,

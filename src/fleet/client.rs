@@ -123,6 +123,17 @@ impl Client {
         self.request("GET", path, &[])
     }
 
+    /// An I/O error as a sentence (a refused certificate says why and what to do).
+    fn io_text(&self, e: &std::io::Error) -> String {
+        #[cfg(feature = "server")]
+        if self.tls {
+            if let Some(t) = super::tls::explain(e, &self.host) {
+                return t;
+            }
+        }
+        e.to_string()
+    }
+
     fn fail(&self, what: &str, e: impl std::fmt::Display) -> Error {
         Error::failed(format!("--server {}: {what}: {e}", self.base))
     }
@@ -182,7 +193,7 @@ impl Client {
     fn exchange(&self, mut s: impl Read + Write, out: &[u8]) -> Result<Response> {
         s.write_all(out)
             .and_then(|_| s.flush())
-            .map_err(|e| self.fail("sending", e))?;
+            .map_err(|e| self.fail("sending", self.io_text(&e)))?;
         read_response(BufReader::new(s)).map_err(|e| self.fail("reading the answer", e))
     }
 }

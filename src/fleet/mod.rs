@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod client;
+pub mod result_schema;
 pub mod submission;
 pub mod submit;
 #[cfg(feature = "server")]

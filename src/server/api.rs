@@ -45,6 +45,29 @@ fn int_param(rq: &Req, key: &str, default: i64) -> Result<i64, Reply> {
     }
 }
 
+/// A 400 naming every query parameter of `rq` that is not in `known`.
+fn known_params(rq: &Req, known: &[&str]) -> Result<(), Reply> {
+    let unknown: Vec<String> = rq
+        .query
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()))
+        .map(|k| crate::limits::escape(k))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(Reply::error(
+        400,
+        Some("query"),
+        format!(
+            "unknown parameter{} {} (this endpoint takes {})",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown.join(", "),
+            known.join(", ")
+        ),
+    ))
+}
+
 fn category(id: &str) -> Result<&'static categories::Category, Reply> {
     categories::find(id).ok_or_else(|| {
         not_found(format!(
@@ -111,14 +134,15 @@ fn health(state: &State) -> Result<Reply, Reply> {
     };
     Ok(Reply::json(
         200,
-        &serde_json::json!({"status": "ok", "database": db, "results": results, "version": crate::TOOL_VERSION}),
+        &serde_json::json!({"status": "ok", "database": db, "results": results,
+            "connections": state.connections.open(), "version": crate::TOOL_VERSION}),
     ))
 }
 
 fn submit(state: &State, rq: &Req) -> Result<Reply, Reply> {
     let who = state.authorise(rq)?;
     let refused = |e: submission::Refusal| Reply::error(400, Some(&e.field), e.message);
-    let s = submission::parse(&rq.body).map_err(refused)?;
+    let s = crate::fleet::result_schema::parse(&rq.body).map_err(refused)?;
     let metrics = categories::extract(&s.kind, &s.result).map_err(refused)?;
     // The rate limit is spent in the transaction that stores the result: one commit each.
     let (per_minute, now) = (state.config.rate_limit, now_ms());
@@ -134,6 +158,7 @@ fn submit(state: &State, rq: &Req) -> Result<Reply, Reply> {
 }
 
 fn list(state: &State, rq: &Req) -> Result<Reply, Reply> {
+    known_params(rq, &["model", "category", "limit", "offset"])?;
     let limit = int_param(rq, "limit", 100)?;
     let offset = int_param(rq, "offset", 0)?;
     if let Some(c) = rq.param("category") {
@@ -154,8 +179,14 @@ fn one(state: &State, id: &str) -> Result<Reply, Reply> {
     let n: i64 = id
         .parse()
         .map_err(|_| not_found(format!("no result {}", crate::limits::escape(id))))?;
-    match results::get(&state.db, n).map_err(db_error)? {
-        Some(r) => Ok(Reply::json(200, &r)),
+    match results::head(&state.db, n).map_err(db_error)? {
+        Some(head) => Ok(Reply::stream(super::stream::Chunks::new(
+            state.db.clone(),
+            state.stream_readers.clone(),
+            n,
+            head,
+            "}",
+        ))),
         None => Err(not_found(format!("no result {n}"))),
     }
 }
@@ -164,19 +195,39 @@ fn one(state: &State, id: &str) -> Result<Reply, Reply> {
 struct RankingReply {
     category: &'static categories::Category,
     min_results: i64,
+    /// The filters given (query key → value), as the page's form sends them.
+    filters: std::collections::BTreeMap<&'static str, String>,
     rule: &'static str,
     top: Vec<rankings::Ranked>,
 }
 
+/// `GET /api/v1/rankings/{category}?min_results=&manufacturer=&os=&storage=&fs=`: the page's
+/// ranking, filtered alike (the 3σ rule then applied to the matching results only).
 fn ranking(state: &State, rq: &Req, c: &str) -> Result<Reply, Reply> {
+    let keys = super::filtered::FILTERS.map(|(key, _, _)| key);
+    let mut known = vec!["min_results"];
+    known.extend(keys);
+    known_params(rq, &known)?;
     let cat = category(c)?;
     let min = int_param(rq, "min_results", state.config.min_results)?;
-    let top = rankings::top(&state.db, cat, min, rankings::TOP).map_err(db_error)?;
+    let values = keys.map(|k| rq.param(k).unwrap_or("").to_string());
+    let top = if values.iter().any(|v| !v.is_empty()) {
+        super::filtered::top(&state.db, cat, &values, min, rankings::TOP as usize)
+    } else {
+        rankings::top(&state.db, cat, min, rankings::TOP)
+    }
+    .map_err(db_error)?;
+    let filters = keys
+        .into_iter()
+        .zip(values)
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
     Ok(Reply::json(
         200,
         &RankingReply {
             category: cat,
             min_results: min,
+            filters,
             rule: "values more than 3 standard deviations from the model's mean are dropped",
             top,
         },

@@ -129,13 +129,37 @@ pub fn extract(kind: &str, result: &Value) -> Result<Vec<(String, f64)>, Refusal
         };
         if !(x.is_finite() && x > 0.0 && x <= c.max) {
             return Err(refuse(format!(
-                "{x} {} is outside {id}'s range (above 0, at most {})",
-                c.unit, c.max
+                "{} {} is outside {id}'s range (above 0, at most {})",
+                short(x),
+                c.unit,
+                c.max
             )));
         }
         out.push((id, x));
     }
     Ok(out)
+}
+
+/// `x` as a short text: as written when that is short (`-50`, `0.5`), else in scientific
+/// notation with at most 6 significant digits (`1e308`, `1.23457e-300`).
+pub fn short(x: f64) -> String {
+    let plain = format!("{x}");
+    if plain.len() <= 12 {
+        return plain;
+    }
+    let sci = format!("{x:.5e}");
+    // Trailing zeros of the mantissa off: 1.00000e308 → 1e308.
+    match sci.split_once('e') {
+        Some((m, e)) => {
+            let m = if m.contains('.') {
+                m.trim_end_matches('0').trim_end_matches('.')
+            } else {
+                m
+            };
+            format!("{m}e{e}")
+        }
+        None => sci,
+    }
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -242,6 +266,16 @@ mod tests {
     //! Which numbers of a stored result feed which category.
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn out_of_range_values_print_short() {
+        assert_eq!(short(1e308), "1e308");
+        assert_eq!(short(-50.0), "-50");
+        assert_eq!(short(0.5), "0.5");
+        assert_eq!(short(123456789.0), "123456789");
+        assert_eq!(short(1.234567e-300), "1.23457e-300");
+        assert_eq!(short(1e13), "1e13");
+    }
 
     #[test]
     fn a_storage_result_gives_io_and_sqlite_categories() {

@@ -20,6 +20,8 @@ pub struct Req {
     /// The `Cookie` header.
     pub cookie: Option<String>,
     pub body: Vec<u8>,
+    /// The token's name, once its token was checked from the request's head.
+    pub who: Option<String>,
 }
 
 impl Req {
@@ -53,6 +55,8 @@ pub struct Reply {
     pub retry_after: Option<u64>,
     /// Other headers (`Set-Cookie`, `Location`).
     pub headers: Vec<(&'static str, String)>,
+    /// A body streamed from the database instead of `body` (a stored result).
+    pub stream: Option<Box<super::stream::Chunks>>,
 }
 
 impl Reply {
@@ -63,6 +67,7 @@ impl Reply {
             body: serde_json::to_vec_pretty(value).unwrap_or_default(),
             retry_after: None,
             headers: Vec::new(),
+            stream: None,
         }
     }
 
@@ -73,6 +78,7 @@ impl Reply {
             body: page.into_bytes(),
             retry_after: None,
             headers: Vec::new(),
+            stream: None,
         }
     }
 
@@ -86,6 +92,14 @@ impl Reply {
         Reply::json(status, &serde_json::json!({ "error": e }))
     }
 
+    /// A JSON answer streamed from the database.
+    pub fn stream(body: super::stream::Chunks) -> Reply {
+        let mut r = Reply::no_content();
+        r.status = 200;
+        r.stream = Some(Box::new(body));
+        r
+    }
+
     pub fn no_content() -> Reply {
         Reply {
             status: 204,
@@ -93,6 +107,7 @@ impl Reply {
             body: Vec::new(),
             retry_after: None,
             headers: Vec::new(),
+            stream: None,
         }
     }
 }
@@ -103,13 +118,6 @@ pub fn body_error(e: &(dyn std::error::Error + 'static), max_body: u64) -> Reply
     while let Some(c) = cause {
         if c.is::<http_body_util::LengthLimitError>() {
             return too_large(max_body);
-        }
-        if c.is::<tower_http::timeout::TimeoutError>() {
-            return Reply::error(
-                408,
-                Some("body"),
-                "not sent in time (the server's --body-timeout)",
-            );
         }
         cause = c.source();
     }
@@ -125,12 +133,8 @@ pub fn too_large(max_body: u64) -> Reply {
     )
 }
 
-/// Read a request into a [`Req`]. Its body arrives through tower-http's
-/// `RequestBodyLimitLayer` (which refuses one declared too large before it is read, and stops
-/// one that grows too large as it arrives: [`body_error`] turns that into 413) and
-/// `RequestBodyTimeoutLayer` (408).
-pub async fn read(rq: axum::extract::Request, max_body: u64) -> Result<Req, Reply> {
-    let (parts, body) = rq.into_parts();
+/// A request's head as a [`Req`] (its body still to be read, by [`body`]).
+pub fn head(parts: &axum::http::request::Parts) -> Req {
     let header = |name: axum::http::HeaderName| {
         parts
             .headers
@@ -138,18 +142,13 @@ pub async fn read(rq: axum::extract::Request, max_body: u64) -> Result<Req, Repl
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
     };
-    let body = http_body_util::BodyExt::collect(body)
-        .await
-        .map_err(|e| body_error(&e, max_body))?
-        .to_bytes()
-        .to_vec();
     let target = parts
         .uri
         .path_and_query()
         .map_or("/", |p| p.as_str())
         .to_string();
     let (path, query) = split_url(&target);
-    Ok(Req {
+    Req {
         method: parts.method.as_str().to_ascii_uppercase(),
         path,
         query,
@@ -157,8 +156,85 @@ pub async fn read(rq: axum::extract::Request, max_body: u64) -> Result<Req, Repl
             .and_then(|v| v.strip_prefix("Bearer ").map(|t| t.trim().to_string())),
         content_type: header(axum::http::header::CONTENT_TYPE),
         cookie: header(axum::http::header::COOKIE),
-        body,
-    })
+        body: Vec::new(),
+        who: None,
+    }
+}
+
+/// How a request's body must arrive: whole within `deadline` of the end of the head (a
+/// deadline, not a gap between packets), and from its first second on at an average of at
+/// least `min_rate` bytes a second; 408 otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyPace {
+    pub deadline: std::time::Duration,
+    pub min_rate: u64,
+}
+
+/// What of a request's body has already arrived (read without waiting), and whether that is
+/// all of it.
+pub async fn arrived(body: &mut axum::body::Body, max_body: u64) -> Result<(Vec<u8>, bool), Reply> {
+    use http_body_util::BodyExt;
+    let mut got = Vec::new();
+    loop {
+        match tokio::time::timeout(std::time::Duration::ZERO, body.frame()).await {
+            Err(_) => return Ok((got, false)),
+            Ok(None) => return Ok((got, true)),
+            Ok(Some(Err(e))) => return Err(body_error(&e, max_body)),
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    got.extend_from_slice(&data);
+                }
+            }
+        }
+    }
+}
+
+/// A request's body, the rest of it after `got`, read whole at `pace` (counted from now). It arrives through tower-http's
+/// `RequestBodyLimitLayer`, which refuses one declared too large before it is read and stops
+/// one that grows too large as it arrives ([`body_error`] turns that into 413).
+pub async fn body(
+    mut body: axum::body::Body,
+    mut got: Vec<u8>,
+    max_body: u64,
+    pace: BodyPace,
+) -> Result<Vec<u8>, Reply> {
+    use http_body_util::BodyExt;
+    let start = tokio::time::Instant::now();
+    let end = start + pace.deadline;
+    loop {
+        // Wake at least every second to check the pace.
+        let tick = (tokio::time::Instant::now() + std::time::Duration::from_secs(1)).min(end);
+        match tokio::time::timeout_at(tick, body.frame()).await {
+            Ok(None) => return Ok(got),
+            Ok(Some(Err(e))) => return Err(body_error(&e, max_body)),
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    got.extend_from_slice(&data);
+                }
+            }
+            Err(_) => {}
+        }
+        let now = tokio::time::Instant::now();
+        if now >= end {
+            return Err(Reply::error(
+                408,
+                Some("body"),
+                "not sent in time (the server's --body-timeout: the whole body within it)",
+            ));
+        }
+        let secs = (now - start).as_secs_f64();
+        if secs > 1.0 && (got.len() as f64) < pace.min_rate as f64 * secs {
+            return Err(Reply::error(
+                408,
+                Some("body"),
+                format!(
+                    "sent too slowly: {} bytes in {secs:.1} s (the server's --min-body-rate: {} bytes a second at least)",
+                    got.len(),
+                    pace.min_rate
+                ),
+            ));
+        }
+    }
 }
 
 /// The answer tower-http's body limit gives a body declared over `max_body` (plain text) in
@@ -178,9 +254,33 @@ where
     r.map(axum::body::Body::new)
 }
 
+/// Every answer's protective headers: its content type is not to be guessed (`nosniff`), no
+/// page leaks its address to another site (`Referrer-Policy`), and pages run no script, load
+/// nothing from elsewhere and apply only their own style ([`super::style::csp`]).
+pub fn protect(mut r: axum::response::Response) -> axum::response::Response {
+    use axum::http::{header, HeaderValue};
+    let h = r.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    if let Ok(v) = HeaderValue::from_str(super::style::csp()) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    r
+}
+
 impl axum::response::IntoResponse for Reply {
     fn into_response(self) -> axum::response::Response {
-        let mut r = axum::response::Response::new(axum::body::Body::from(self.body));
+        let body = match self.stream {
+            Some(s) => axum::body::Body::new(s),
+            None => axum::body::Body::from(self.body),
+        };
+        let mut r = axum::response::Response::new(body);
         *r.status_mut() = axum::http::StatusCode::from_u16(self.status)
             .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
         let h = r.headers_mut();

@@ -6,17 +6,23 @@
 //! of uploaded study plans ([`work`]). Tokens ([`tokens`]) guard writes.
 //!
 //! Threads: hyper serves HTTP/1.1 through axum on a tokio runtime ([`listen`]: one task per
-//! connection, with connection caps and a header read timeout; [`tls`]: rustls when asked); a
-//! request's body is read under tower-http's body size limit (`max_body`) and body read
-//! timeout, then its handler — synchronous, database work included — runs on a blocking task
-//! behind tower's concurrency limit (`workers` at a time), each taking a database connection
-//! from the pool for as long as it needs one. A
-//! slow or idle client costs a socket and a parked task, never a thread. Each token may make
-//! `rate_limit` writes per minute (429 with Retry-After beyond).
+//! connection, with connection caps that close the longest-waiting connection for a newcomer,
+//! a header read timeout and a send deadline ([`deadline`]); [`tls`]: rustls when asked,
+//! [`selfsigned`]: a certificate made for it). A write's token is checked from its head (401 or
+//! 403 before its body is read); the body is read under tower-http's body size limit
+//! (`max_body`), within a total deadline and at a minimum rate ([`http::body`]); then its
+//! handler — synchronous, database work included — runs on a blocking task behind tower's
+//! concurrency limit (`workers` at a time; `/healthz` bypasses it), each taking a database
+//! connection from the pool for as long as it needs one. A stored result is answered from its
+//! stored bytes chunk by chunk ([`stream`]). A slow or idle client costs a socket and a parked
+//! task, never a thread. Each token may make `rate_limit` writes per minute (429 with
+//! Retry-After beyond). Every answer carries the headers of [`http::protect`] ([`style`]: the
+//! pages' style and the Content-Security-Policy allowing it).
 
 pub mod api;
 pub mod categories;
 pub mod db;
+pub mod deadline;
 pub mod explain;
 pub mod filtered;
 pub mod http;
@@ -26,8 +32,11 @@ pub mod rankings;
 pub mod ratelimit;
 pub mod results;
 pub mod score;
+pub mod selfsigned;
 pub mod sessions;
 pub mod stats;
+pub mod stream;
+pub mod style;
 pub mod tls;
 pub mod tokens;
 pub mod work;
@@ -61,6 +70,10 @@ pub struct Config {
     /// How long a client may take to send a request's head, and then its body.
     pub header_timeout: Duration,
     pub body_timeout: Duration,
+    /// How long a write of an answer may wait for the client to read it.
+    pub send_timeout: Duration,
+    /// The slowest average a body may arrive at (bytes a second, from its first second on).
+    pub min_body_rate: u64,
     /// Open connections allowed, in all and from one client address.
     pub max_connections: usize,
     pub max_per_client: usize,
@@ -70,8 +83,12 @@ pub struct Config {
 
 /// Shared by the request handlers.
 pub struct State {
-    pub db: Db,
+    pub db: Arc<Db>,
     pub config: Config,
+    /// The open connections (counted by [`listen`]).
+    pub connections: listen::Registry,
+    /// The chunk reads of streamed answers allowed at once ([`stream`]).
+    pub stream_readers: stream::Readers,
 }
 
 /// Unix milliseconds now.
@@ -83,12 +100,21 @@ pub fn now_ms() -> i64 {
 
 impl State {
     pub fn new(db: Db, config: Config) -> State {
-        State { db, config }
+        let stream_readers = stream::readers(config.workers);
+        State {
+            db: Arc::new(db),
+            config,
+            connections: listen::Registry::default(),
+            stream_readers,
+        }
     }
 
     /// The name of the request's token, or the reply refusing it (401 without one, 403 for a
     /// wrong one).
     pub fn authorise(&self, rq: &Req) -> std::result::Result<String, Reply> {
+        if let Some(who) = &rq.who {
+            return Ok(who.clone());
+        }
         let Some(token) = rq.token.as_deref() else {
             return Err(Reply::error(
                 401,
@@ -166,6 +192,9 @@ fn route(state: &State, rq: &Req) -> Reply {
     if seg == ["login"] {
         return pages::login(state, rq);
     }
+    if seg == ["logout"] {
+        return pages::logout(state, rq);
+    }
     if rq.method != "GET" && rq.method != "HEAD" {
         return Reply::error(405, None, format!("{} is not allowed here", rq.method));
     }
@@ -173,6 +202,7 @@ fn route(state: &State, rq: &Req) -> Reply {
         if let Err(r) = state.authorise_read(rq) {
             return pages::login_needed(r.status);
         }
+        return pages::with_logout(pages::route(state, rq, &seg));
     }
     pages::route(state, rq, &seg)
 }
@@ -227,21 +257,75 @@ impl tower::Service<Req> for Handlers {
 /// What every request needs: the configuration and the limited handlers.
 struct App {
     max_body: u64,
+    pace: http::BodyPace,
+    state: Arc<State>,
     handlers: tower::limit::ConcurrencyLimit<Handlers>,
 }
 
-/// Every request: its body read (async, under the layers' size limit and read timeout), then
-/// its handler run once one of the `workers` slots is free.
+/// Every request: a write's token checked from its head (401 or 403 before its body is read),
+/// its body read (async, under the layers' size limit, within `--body-timeout` and at
+/// `--min-body-rate`), then its
+/// handler run once one of the `workers` slots is free — except `/healthz`, which never waits
+/// for a slot. The connection's [`listen::Mark`] says when the request is being handled (its
+/// connection cannot then be closed to make room for another).
 async fn entry(
     axum::extract::State(app): axum::extract::State<Arc<App>>,
     rq: axum::extract::Request,
 ) -> Reply {
-    let req = match http::read(rq, app.max_body).await {
-        Ok(r) => r,
+    let mark = rq.extensions().get::<listen::Mark>().cloned();
+    let (parts, body) = rq.into_parts();
+    let mut req = http::head(&parts);
+    let internal = |_| Reply::error(500, None, "internal error (the server logged it)");
+    // What of the body has arrived with the head; all of it, usually.
+    let mut body = body;
+    let (arrived, whole) = match http::arrived(&mut body, app.max_body).await {
+        Ok(a) => a,
         Err(reply) => return reply,
     };
-    let reply = tower::ServiceExt::oneshot(app.handlers.clone(), req).await;
-    reply.unwrap_or_else(|never| match never {})
+    // A write whose body is still to come has its token checked first: refused from its head,
+    // it never waits for its body. (One whose body came with its head is checked by its
+    // handler, one hop fewer.)
+    if !whole && req.method == "POST" && req.path.first().is_some_and(|p| p == "api") {
+        let state = app.state.clone();
+        let checked = tokio::task::spawn_blocking(move || {
+            let who = state.authorise(&req);
+            (req, who)
+        })
+        .await;
+        let who;
+        (req, who) = match checked {
+            Ok(c) => c,
+            Err(e) => return internal(e),
+        };
+        match who {
+            Ok(name) => req.who = Some(name),
+            Err(refused) => return refused,
+        }
+    }
+    req.body = if whole {
+        arrived
+    } else {
+        match http::body(body, arrived, app.max_body, app.pace).await {
+            Ok(b) => b,
+            Err(reply) => return reply,
+        }
+    };
+    if let Some(m) = &mark {
+        m.handling();
+    }
+    let reply = if req.method == "GET" && req.path == ["healthz"] {
+        let state = app.state.clone();
+        tokio::task::spawn_blocking(move || handle(&state, &req))
+            .await
+            .unwrap_or_else(internal)
+    } else {
+        let r = tower::ServiceExt::oneshot(app.handlers.clone(), req).await;
+        r.unwrap_or_else(|never| match never {})
+    };
+    if let Some(m) = &mark {
+        m.waiting();
+    }
+    reply
 }
 
 /// Whether `addr` is a loopback address (tokens sent to it never leave the machine).
@@ -302,15 +386,20 @@ pub fn serve(config: Config, plan: Option<work::PlanUpload>) -> Result<()> {
         max_connections: config.max_connections,
         max_per_client: config.max_per_client,
         header_timeout: config.header_timeout,
+        send_timeout: config.send_timeout,
     };
-    let body_timeout = config.body_timeout;
+    let (body_timeout, min_rate) = (config.body_timeout, config.min_body_rate);
     let max_body = config.max_body;
+    let state = Arc::new(State::new(db, config));
+    let registry = state.connections.clone();
     let app = Arc::new(App {
         max_body,
-        handlers: tower::limit::ConcurrencyLimit::new(
-            Handlers(Arc::new(State::new(db, config))),
-            workers,
-        ),
+        pace: http::BodyPace {
+            deadline: body_timeout,
+            min_rate,
+        },
+        state: state.clone(),
+        handlers: tower::limit::ConcurrencyLimit::new(Handlers(state), workers),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -321,15 +410,14 @@ pub fn serve(config: Config, plan: Option<work::PlanUpload>) -> Result<()> {
         if let Some(t) = &tls {
             t.reload_on_sighup()?;
         }
-        // Outermost first: the body limit's own 413 answer put in the JSON error shape, the
-        // limit (by Content-Length before reading, then by counting), the body read timeout.
+        // Outermost first: the headers every answer carries, the body limit's own 413 answer
+        // put in the JSON error shape, the limit (by Content-Length before reading, then by
+        // counting).
         let layers = tower::ServiceBuilder::new()
+            .map_response(http::protect)
             .map_response(move |r| http::json_413(r, max_body))
             .layer(tower_http::limit::RequestBodyLimitLayer::new(
                 usize::try_from(max_body).unwrap_or(usize::MAX),
-            ))
-            .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
-                body_timeout,
             ));
         let router = axum::Router::new()
             .fallback(entry)
@@ -338,7 +426,7 @@ pub fn serve(config: Config, plan: Option<work::PlanUpload>) -> Result<()> {
         let scheme = if tls.is_some() { "https" } else { "http" };
         println!("listening on {scheme}://{addr} ({describe}, {workers} workers)");
         let _ = std::io::stdout().flush();
-        listen::run(listener, router, limits, tls).await;
+        listen::run(listener, router, limits, tls, registry).await;
         Ok(())
     })
 }

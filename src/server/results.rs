@@ -18,7 +18,7 @@ pub struct Stored {
     pub created: bool,
 }
 
-/// Store `s` (checked by [`crate::fleet::submission::parse`]) with its ranked figures
+/// Store `s` (checked by [`crate::fleet::result_schema::parse`]) with its ranked figures
 /// `metrics` (checked by [`super::categories::extract`]), submitted by token `submitter` at
 /// `now_ms` (Unix milliseconds). `allow` runs first in the same transaction (the submitter's
 /// rate limit, [`super::ratelimit::spend_in`]): when it answers seconds to wait, nothing is
@@ -249,6 +249,32 @@ pub struct FullResult {
     pub result: serde_json::Value,
 }
 
+/// The start of result `id`'s answer as `GET /api/v1/results/{id}` writes it (its row and the
+/// device as stored, then `"result":`), to be followed by the stored result's text and `}`
+/// ([`super::stream`]); None if there is no such result.
+pub fn head(db: &Db, id: i64) -> Result<Option<String>> {
+    let mut c = db.read()?;
+    let rows = c.query(
+        &format!("SELECT {COLUMNS}, r.device FROM results r WHERE r.id = $1"),
+        &[Value::Int(id)],
+    )?;
+    let Some(r) = rows.first() else {
+        return Ok(None);
+    };
+    let mut row = row(r);
+    row.metrics = metrics(&mut **c, id)?;
+    let mut text = serde_json::to_string(&row).unwrap_or_default();
+    text.pop(); // the row's closing brace
+    let device = r.text(11);
+    text.push_str(",\"device\":");
+    text.push_str(if device.is_empty() { "null" } else { &device });
+    text.push_str(",\"result\":");
+    Ok(Some(text))
+}
+
+/// Result `id` in full, its stored result read (null when it is past
+/// [`crate::fleet::result_schema::MAX_RESULT_BYTES`], which only a result stored before the
+/// bound can be: it is not parsed, whatever its size).
 pub fn get(db: &Db, id: i64) -> Result<Option<FullResult>> {
     let mut c = db.read()?;
     let rows = c.query(
@@ -261,7 +287,10 @@ pub fn get(db: &Db, id: i64) -> Result<Option<FullResult>> {
     let mut full = FullResult {
         row: row(r),
         device: serde_json::from_str(&r.text(11)).unwrap_or_default(),
-        result: serde_json::from_str(&r.text(12)).unwrap_or_default(),
+        result: Some(r.text(12))
+            .filter(|t| t.len() <= crate::fleet::result_schema::MAX_RESULT_BYTES)
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default(),
     };
     full.row.metrics = metrics(&mut **c, id)?;
     Ok(Some(full))

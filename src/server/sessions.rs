@@ -57,6 +57,20 @@ pub fn check(db: &Db, id: &str, now_ms: i64) -> Result<Option<String>> {
         .map(|r| r.text(0)))
 }
 
+/// End session `id` (signing out).
+pub fn end(db: &Db, id: &str) -> Result<()> {
+    db.write()?.execute(
+        "DELETE FROM sessions WHERE hash = $1",
+        &[Value::Text(hash(id))],
+    )?;
+    Ok(())
+}
+
+/// The `Set-Cookie` value that clears the session cookie.
+pub fn clear_cookie() -> String {
+    format!("{COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
+}
+
 /// The session id in a `Cookie` header, if there is one.
 pub fn from_cookie(header: &str) -> Option<&str> {
     crate::fleet::url::cookie_value(header, COOKIE)

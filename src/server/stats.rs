@@ -13,7 +13,8 @@
 //! group's standard deviation (an even spread of values is one group, however wide) and than
 //! [`MIN_GAP_SHARE`] of the whole range of the model's values (so that values rounded to a few
 //! steps do not split into one cluster per step). Each side is tested again, up to
-//! [`MAX_CLUSTERS`] groups.
+//! [`MAX_CLUSTERS`] groups. Clusters are looked for only from [`MIN_FOR_RULE`] values, the
+//! count at which the 3σ rule can first act.
 
 use serde::Serialize;
 
@@ -25,6 +26,12 @@ pub const MIN_CLUSTER: usize = 3;
 pub const MIN_SEPARATION: f64 = 2.0;
 /// The smallest gap between clusters, as a share of the range of all the model's values.
 pub const MIN_GAP_SHARE: f64 = 0.1;
+/// The fewest values at which the 3σ rule can drop one: with the sample standard deviation, no
+/// value of n can be further from their mean than (n − 1)/√n standard deviations (Samuelson's
+/// bound), which passes 3 only from n = 11 (10/√11 = 3.015; at 10, 9/√10 = 2.846). Below it the
+/// rule never acts, and no clusters are looked for either: a model's first ten results are one
+/// group, unmarked.
+pub const MIN_FOR_RULE: usize = 11;
 /// The most clusters reported for one model and category.
 pub const MAX_CLUSTERS: usize = 4;
 
@@ -116,7 +123,9 @@ pub fn separation(a: &[f64], b: &[f64]) -> f64 {
 /// The clusters of `sorted` (ascending): one cluster when the values form one group.
 pub fn clusters(sorted: &[f64]) -> Vec<Cluster> {
     let mut cuts = vec![0, sorted.len()];
-    split(sorted, 0, sorted.len(), sorted.len(), &mut cuts);
+    if sorted.len() >= MIN_FOR_RULE {
+        split(sorted, 0, sorted.len(), sorted.len(), &mut cuts);
+    }
     cuts.sort_unstable();
     cuts.windows(2)
         .filter(|w| w[1] > w[0])
@@ -187,6 +196,28 @@ fn split(v: &[f64], lo: usize, hi: usize, n: usize, cuts: &mut Vec<usize>) {
 mod tests {
     //! Hand-worked answers for the 3σ rule and the clusters test.
     use super::*;
+
+    #[test]
+    fn nothing_is_marked_before_the_rule_can_act() {
+        // Ten values: nine of 10 and one of 1000. Mean 109, sd 313.07; the 1000 is 891 from
+        // the mean, 2.846 sd (9/√10, the most any of ten can be): kept, and no clusters.
+        let mut ten = vec![10.0; 9];
+        ten.push(1000.0);
+        let k = three_sigma(&ten);
+        assert_eq!((k.total, k.kept), (10, 10));
+        // Two clean groups of five: still one group at ten values.
+        let two: Vec<f64> = [1.0; 5].into_iter().chain([100.0; 5]).collect();
+        assert_eq!(clusters(&two).len(), 1);
+        // Eleven: ten of 10 and one of 1000: mean 100, sd 298.5; the 1000 is 900 from the
+        // mean, 10/√11 = 3.015 sd (the most any of eleven can be), past 3: dropped.
+        let mut eleven = vec![10.0; 10];
+        eleven.push(1000.0);
+        let k = three_sigma(&eleven);
+        assert_eq!((k.total, k.kept), (11, 10));
+        // Groups of five and six at eleven values: two clusters.
+        let two: Vec<f64> = [1.0; 5].into_iter().chain([100.0; 6]).collect();
+        assert_eq!(clusters(&two).len(), 2);
+    }
 
     #[test]
     fn mean_and_sample_sd() {

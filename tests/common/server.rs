@@ -165,13 +165,23 @@ impl Server {
     }
 }
 
-/// A storage result whose sequential read is `mib_s`; `n` makes it distinct.
+/// A storage result (whole, as `results show --json` prints one) whose sequential read is
+/// `mib_s`; `n` makes it distinct.
 pub fn storage_result(mib_s: f64, n: usize) -> Value {
+    let stat =
+        |x: f64| json!({"mean": x, "min": x, "max": x, "stddev": 0.0, "cv": 0.0, "runs": [x]});
     json!({
         "id": n, "created_at": format!("2026-01-01T00:00:{:02}Z", n % 60),
-        "tool_version": "pocketbench 0.1.0", "n": n,
-        "files": [{"test": {"pattern": "seq-read", "mode": "direct", "threads": 1},
-                   "mib_s": {"mean": mib_s}}]
+        "tool_version": "pocketbench 0.1.0", "sqlite_version": "3.46.0",
+        "settings": {"dir": "/data/local/tmp", "parts": ["seq-read"], "seq_read_size": 1048576,
+                     "seq_write_size": 1048576, "buffer": 524288, "rand_ops": null,
+                     "modes": ["direct"], "threads": [1], "runs": 1,
+                     "tx": {"txns": 100, "journal_mode": "wal", "synchronous": "normal"}, "seed": n},
+        "file_system": "f2fs",
+        "files": [{"test": {"pattern": "seq-read", "mode": "direct", "file_size": 1048576,
+                            "io_size": 524288, "ops": 2, "threads": 1},
+                   "mib_s": stat(mib_s), "iops": stat(2.0 * mib_s), "method": "pread"}],
+        "sqlite": [], "calibration": null
     })
 }
 
@@ -182,6 +192,45 @@ pub fn submission(model: &str, disk_model: &str, result: Value) -> Value {
         "device": {"model": model, "os": "Android 14", "storage": {"disk_model": disk_model, "file_system": "f2fs"}},
         "result": result
     })
+}
+
+/// Send `GET /healthz` on the kept-alive connection `c` and read its whole answer: its status
+/// line.
+pub fn health_on(c: &mut std::net::TcpStream) -> String {
+    use std::io::{Read, Write};
+    c.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        c.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).unwrap();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap())
+        })
+        .unwrap();
+    let mut body = vec![0u8; length];
+    c.read_exact(&mut body).unwrap();
+    head.lines().next().unwrap().to_string()
+}
+
+/// A sandbox holding one stored `run` result (id 1), and its results store.
+pub fn one_stored_run() -> (super::Sandbox, std::path::PathBuf) {
+    let sb = super::Sandbox::new();
+    let results = sb.results();
+    sb.pb(
+        super::words("run --engine null --records 5 --ops 5 --delay zero --no-overhead --quiet")
+            .into_iter()
+            .chain(["--results", super::arg(&results)]),
+    )
+    .expect_ok();
+    (sb, results)
 }
 
 pub fn post(c: &Client, path: &str, body: &Value) -> Response {

@@ -81,6 +81,39 @@ pub fn login(state: &State, rq: &Req) -> Reply {
     }
 }
 
+const LOGOUT_FORM: &str = r#"<form id="logout" method="post" action="/logout"><button type="submit">Sign out</button></form>"#;
+
+/// A page of a `--private` server, with the sign-out button in its navigation.
+pub fn with_logout(mut r: Reply) -> Reply {
+    if r.content_type.starts_with("text/html") {
+        let page =
+            String::from_utf8_lossy(&r.body).replacen("</nav>", &format!("{LOGOUT_FORM}</nav>"), 1);
+        r.body = page.into_bytes();
+    }
+    r
+}
+
+/// `POST /logout`: the session in the request's cookie ends (on every server of the database)
+/// and its cookie is cleared; then the sign-in form (303 to `/login`).
+pub fn logout(state: &State, rq: &Req) -> Reply {
+    if rq.method != "POST" {
+        return Reply::error(405, None, format!("{} is not allowed here", rq.method));
+    }
+    if let Some(id) = rq.cookie.as_deref().and_then(super::sessions::from_cookie) {
+        if let Err(e) = super::sessions::end(&state.db, id) {
+            return super::db_error(e);
+        }
+    }
+    let mut r = Reply::html(
+        303,
+        layout("Signed out", "<p><a href=\"/login\">Sign in</a></p>"),
+    );
+    r.headers
+        .push(("set-cookie", super::sessions::clear_cookie()));
+    r.headers.push(("location", "/login".to_string()));
+    r
+}
+
 fn not_found(what: &str) -> Reply {
     Reply::html(
         404,
@@ -94,21 +127,14 @@ pub fn layout(title: &str, body: &str) -> String {
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{t} · pocketbench</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body {{ font-family: DejaVu Sans, Arial, sans-serif; margin: 1.5em auto; max-width: 60em; color: #222; }}
-nav a {{ margin-right: 1em; }}
-table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; }}
-th, td {{ border-bottom: 1px solid #ddd; padding: 0.25em 0.7em; text-align: left; }}
-td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
-.note {{ color: #666; font-size: 0.9em; }}
-svg.chart {{ display: block; margin: 0.5em 0 1em; }}
-</style></head>
+<style>{style}</style></head>
 <body><nav><a href="/">pocketbench results</a><a href="/models">all models</a></nav>
 <h1>{t}</h1>
 {body}
 </body></html>
 "#,
-        t = esc(title)
+        t = esc(title),
+        style = super::style::STYLE
     )
 }
 

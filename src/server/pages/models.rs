@@ -1,6 +1,8 @@
 //! `/models?q=TEXT`: every device model with results, with how many and the manufacturer, OS
-//! and storage last seen, filtered by a case-insensitive search over those fields (a plain
-//! form, no script).
+//! and storage last seen, filtered by a case-insensitive search over every value any of the
+//! model's results carries in its device fields (model, manufacturer, SoC, OS, kernel, storage
+//! model, file system: a model whose first results said Android 13 and last say Android 14 is
+//! found by either) — a plain form, no script.
 
 use super::super::{db_error, State};
 use super::{enc, layout};
@@ -26,6 +28,11 @@ pub fn page(state: &State, q: &str) -> Result<Reply, Reply> {
         })
         .map_err(db_error)?;
     let needle = q.to_lowercase();
+    let found = if needle.is_empty() {
+        None
+    } else {
+        Some(matching(state, &needle)?)
+    };
     let mut body = format!(
         r#"<form id="search" method="get" action="/models"><input type="search" name="q" value="{}" placeholder="model, manufacturer, OS, storage"> <button type="submit">Search</button></form>
 <table id="models"><tr><th>model</th><th>manufacturer</th><th>OS</th><th>storage</th><th>file system</th><th class="num">results</th></tr>
@@ -35,7 +42,7 @@ pub fn page(state: &State, q: &str) -> Result<Reply, Reply> {
     let mut shown = 0;
     for r in &rows {
         let fields: Vec<String> = (0..5).map(|i| r.text(i)).collect();
-        if !needle.is_empty() && !fields.iter().any(|f| f.to_lowercase().contains(&needle)) {
+        if found.as_ref().is_some_and(|f| !f.contains(&fields[0])) {
             continue;
         }
         shown += 1;
@@ -57,4 +64,43 @@ pub fn page(state: &State, q: &str) -> Result<Reply, Reply> {
         rows.len()
     );
     Ok(Reply::html(200, layout("All models", &body)))
+}
+
+/// The device fields searched, as `results` columns.
+const SEARCHED: [&str; 6] = [
+    "manufacturer",
+    "soc",
+    "os",
+    "kernel",
+    "storage_model",
+    "file_system",
+];
+
+/// The most (model, value) pairs a search reads.
+pub const MAX_SEARCHED: i64 = 1_000_000;
+
+/// The models one of whose results carries `needle` (lower case) in a device field.
+fn matching(state: &State, needle: &str) -> Result<std::collections::HashSet<String>, Reply> {
+    let union: Vec<String> = SEARCHED
+        .iter()
+        .map(|c| format!("SELECT model, {c} AS v FROM results"))
+        .collect();
+    let rows = state
+        .db
+        .read()
+        .and_then(|mut c| {
+            c.query(
+                &format!(
+                    "SELECT model, model AS v FROM results UNION {} LIMIT $1",
+                    union.join(" UNION ")
+                ),
+                &[MAX_SEARCHED.into()],
+            )
+        })
+        .map_err(db_error)?;
+    Ok(rows
+        .iter()
+        .filter(|r| r.text(1).to_lowercase().contains(needle))
+        .map(|r| r.text(0))
+        .collect())
 }

@@ -475,10 +475,13 @@ pub fn report(state: &State, id: &str) -> Page {
     let body = match text {
         Ok(t) => format!("<pre id=\"report\">{}</pre>", esc(&t)),
         Err(e) => format!(
-            "<p class=\"note\">This result cannot be read as a {} run of this version ({}); its JSON:</p><pre id=\"report\">{}</pre>",
+            "<p class=\"note\">This result cannot be read as a {} run of this version ({}); its JSON (at most 64 KiB of it here; all of it at <a href=\"/api/v1/results/{n}\">/api/v1/results/{n}</a>):</p><pre id=\"report\">{}</pre>",
             esc(&r.row.kind),
             esc(&e),
-            esc(&serde_json::to_string_pretty(&r.result).unwrap_or_default())
+            esc(crate::limits::cut_bytes(
+                &serde_json::to_string(&r.result).unwrap_or_default(),
+                64 << 10
+            ))
         ),
     };
     ok(&format!("Report of result #{n}"), &body)
