@@ -4,7 +4,8 @@
 //! of version 2 is used (`--args inline --merge-connections`).
 
 use super::convert::{ArgsMode, Converter, Rules};
-use super::{schema, source, LogRecord};
+use super::source::LineCounts;
+use super::{onepass, schema, source, LogRecord};
 use crate::error::{Error, Result, ResultExt};
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
@@ -178,11 +179,28 @@ pub fn import<C: StatementCheck + ?Sized>(
     };
     let fe = source::choose(&req.input, &req.format)?;
     let mut survey = super::convert::Survey::default();
-    source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?;
+    // The survey and, where it can be, the conversion in one read (else a second read
+    // converts); the work directory is made first for it, when it can be made.
+    let made = |dir: &Path| {
+        tempfile::Builder::new()
+            .prefix(".pocketbench-import-")
+            .tempdir_in(dir)
+    };
+    let early_dir = onepass::applies(req)
+        .then(|| made(crate::limits::dir_of(&req.output)).ok())
+        .flatten();
+    let (early_lines, one) = match &early_dir {
+        Some(d) => onepass::read(req, fe, &mut survey, d.path(), &work_header(req))?,
+        None => {
+            source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?;
+            (LineCounts::default(), None)
+        }
+    };
     if survey.statements.values().all(|n| *n == 0) {
         return Err(source::nothing_importable(&req.input));
     }
     let db = survey.choose(req.db.as_deref())?;
+    let one = one.filter(|o| o.holds(&db, &survey));
     let (load, schema_kind) = if let Some(f) = &req.schema_file {
         (schema::from_file(f)?, "file")
     } else if let Some(f) = &req.schema_from {
@@ -223,34 +241,13 @@ pub fn import<C: StatementCheck + ?Sized>(
         objects.insert(("table".into(), t.table.to_ascii_lowercase()));
     }
 
-    let dir = crate::limits::dir_of(&req.output);
-    let work_dir = tempfile::Builder::new()
-        .prefix(".pocketbench-import-")
-        .tempdir_in(dir)
-        .input_err(format!("-o {}: cannot write there", req.output.display()))?;
-    let work = work_dir.path().join("work.pbt");
-    let mut header = TraceHeader {
-        workload: WorkloadInfo {
-            name: req
-                .input
-                .file_name()
-                .map_or("import".into(), |n| n.to_string_lossy().into_owned()),
-            source: "import".into(),
-            model: DataModel::Sql,
-            load_ops: 0,
-            run_ops: 0,
-            params: BTreeMap::new(),
-            recorded_delays: true,
-            initial_delay_ns: 0,
-        },
-        delay: "recorded".into(),
-        seed: 0,
-        generator: crate::TOOL_VERSION.to_string(),
-        import: Some(ImportInfo {
-            connections: crate::limits::MAX_CONNECTIONS as u32,
-            ..Default::default()
-        }),
+    let work_dir = match early_dir {
+        Some(d) => d,
+        None => made(crate::limits::dir_of(&req.output))
+            .input_err(format!("-o {}: cannot write there", req.output.display()))?,
     };
+    let work = work_dir.path().join("work.pbt");
+    let mut header = work_header(req);
     let mut writer = TraceWriter::create(&work, &header, VERSION_2)?;
     let mut check = check.filter(|_| req.check).map(|db| Check {
         db,
@@ -275,26 +272,38 @@ pub fn import<C: StatementCheck + ?Sized>(
     if let Some(f) = &req.data_from {
         schema::each_row(f, req.rules.args == ArgsMode::Inline, &mut load_op)?;
     }
-    let mut conv = Converter::new(&req.rules, &objects);
-    let mut seq = 0u64;
-    let mut log_creates_tables = false;
-    let mut emit = |t: TimedOp| -> Result<()> {
-        if let Op::Sql { sql } | Op::SqlArgs { sql, .. } = &t.op {
-            log_creates_tables |=
-                super::sql::sqltext::created_object(sql).is_some_and(|o| o.0 == "table");
+    let (lines, converted, written, log_creates_tables) = match one {
+        // Converted in the one read: its run blocks follow the load's as written.
+        Some(one) => {
+            writer.append_blocks(TraceReader::open(&one.work)?)?;
+            let written = writer.finish()?;
+            (early_lines, one.converted, written, one.log_creates_tables)
         }
-        if let Some(c) = check.as_mut() {
-            c.run(&t.op, Some(seq));
+        None => {
+            let mut conv = Converter::new(&req.rules, &objects);
+            let mut seq = 0u64;
+            let mut log_creates_tables = false;
+            let mut emit = |t: TimedOp| -> Result<()> {
+                if let Op::Sql { sql } | Op::SqlArgs { sql, .. } = &t.op {
+                    log_creates_tables |=
+                        super::sql::sqltext::created_object(sql).is_some_and(|o| o.0 == "table");
+                }
+                if let Some(c) = check.as_mut() {
+                    c.run(&t.op, Some(seq));
+                }
+                seq += 1;
+                writer.write_run(&t)
+            };
+            let lines = source::read(&req.input, fe, &mut |r| match anon(r) {
+                LogRecord::Statement(s) if s.db.as_deref().unwrap_or("") == db => {
+                    conv.feed(s, &mut emit)
+                }
+                _ => Ok(()),
+            })?;
+            let converted = conv.finish(&mut emit)?;
+            (lines, converted, writer.finish()?, log_creates_tables)
         }
-        seq += 1;
-        writer.write_run(&t)
     };
-    let lines = source::read(&req.input, fe, &mut |r| match anon(r) {
-        LogRecord::Statement(s) if s.db.as_deref().unwrap_or("") == db => conv.feed(s, &mut emit),
-        _ => Ok(()),
-    })?;
-    let converted = conv.finish(&mut emit)?;
-    let written = writer.finish()?;
 
     let mut dropped = lines.dropped.clone();
     for (k, v) in &converted.dropped {
@@ -391,6 +400,32 @@ pub fn import<C: StatementCheck + ?Sized>(
         check_failed,
         digest: totals.digest_hex(),
     })
+}
+
+/// The work file's header (the final one is written when the import is done).
+fn work_header(req: &ImportRequest) -> TraceHeader {
+    TraceHeader {
+        workload: WorkloadInfo {
+            name: req
+                .input
+                .file_name()
+                .map_or("import".into(), |n| n.to_string_lossy().into_owned()),
+            source: "import".into(),
+            model: DataModel::Sql,
+            load_ops: 0,
+            run_ops: 0,
+            params: BTreeMap::new(),
+            recorded_delays: true,
+            initial_delay_ns: 0,
+        },
+        delay: "recorded".into(),
+        seed: 0,
+        generator: crate::TOOL_VERSION.to_string(),
+        import: Some(ImportInfo {
+            connections: crate::limits::MAX_CONNECTIONS as u32,
+            ..Default::default()
+        }),
+    }
 }
 
 fn params(req: &ImportRequest, args: &str) -> BTreeMap<String, String> {
