@@ -16,7 +16,7 @@ use super::sql::sqltext::created_object;
 use super::{formats::FrontEnd, schema, LogRecord};
 use crate::error::Result;
 use crate::workload::op::{Op, TimedOp};
-use crate::workload::trace::{TraceHeader, TraceWriter, VERSION_2};
+use crate::workload::trace::{TraceHeader, TraceTotals, TraceWriter, VERSION_2};
 use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -29,6 +29,8 @@ pub struct OnePass {
     schema: Option<Vec<(String, String, String)>>,
     /// The run records, a version 2 trace of them alone.
     pub work: PathBuf,
+    /// What the work file holds.
+    pub totals: TraceTotals,
     pub converted: Converted,
     pub log_creates_tables: bool,
 }
@@ -119,16 +121,16 @@ pub fn read(
     let Ok(converted) = conv.finish(&mut emit) else {
         return Ok((lines, None));
     };
-    let finished = writer.take().map(TraceWriter::finish);
-    if !matches!(finished, Some(Ok(_))) {
+    let Some(Ok(totals)) = writer.take().map(TraceWriter::finish) else {
         return Ok((lines, None));
-    }
+    };
     Ok((
         lines,
         Some(OnePass {
             db,
             schema,
             work,
+            totals,
             converted,
             log_creates_tables: creates,
         }),

@@ -272,11 +272,28 @@ pub fn import<C: StatementCheck + ?Sized>(
     if let Some(f) = &req.data_from {
         schema::each_row(f, req.rules.args == ArgsMode::Inline, &mut load_op)?;
     }
+    let version = if req.rules.args == ArgsMode::Inline && req.rules.merge_connections {
+        VERSION_1
+    } else {
+        VERSION_2
+    };
+    let mut runs_apart = None;
     let (lines, converted, written, log_creates_tables) = match one {
         // Converted in the one read: its run blocks follow the load's as written.
         Some(one) => {
-            writer.append_blocks(TraceReader::open(&one.work)?)?;
-            let written = writer.finish()?;
+            // With nothing to leave out and the version kept, the final trace takes the run
+            // blocks straight from the one read's file; else the work file holds them too.
+            let apart = one.converted.dangling.is_empty() && version == VERSION_2;
+            let mut written = if apart {
+                writer.finish()?
+            } else {
+                writer.append_blocks(TraceReader::open(&one.work)?)?;
+                writer.finish()?
+            };
+            if apart {
+                written.run_ops = one.totals.run_ops;
+                runs_apart = Some(one.work);
+            }
             (early_lines, one.converted, written, one.log_creates_tables)
         }
         None => {
@@ -340,11 +357,6 @@ pub fn import<C: StatementCheck + ?Sized>(
             *dropped.entry(why.into()).or_default() += n;
         }
     }
-    let version = if req.rules.args == ArgsMode::Inline && req.rules.merge_connections {
-        VERSION_1
-    } else {
-        VERSION_2
-    };
     let args = match req.rules.args {
         ArgsMode::Bind => "bind",
         ArgsMode::Inline => "inline",
@@ -374,6 +386,9 @@ pub fn import<C: StatementCheck + ?Sized>(
         // to the next, as the copy would compute it), so its blocks are copied as they are.
         let mut w = TraceWriter::create(&req.output, &header, version)?;
         w.append_blocks(TraceReader::open(&work)?)?;
+        if let Some(runs) = &runs_apart {
+            w.append_blocks(TraceReader::open(runs)?)?;
+        }
         w.finish()?
     } else {
         copy(&work, &req.output, &header, version, &keep)?

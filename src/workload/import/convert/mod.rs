@@ -64,6 +64,14 @@ pub fn value(a: &ArgValue) -> SqlValue {
     }
 }
 
+/// [`value`], taking the argument (its text moves, not copied).
+fn into_value(a: ArgValue) -> SqlValue {
+    match a {
+        ArgValue::Text(t) => SqlValue::Text(t),
+        a => value(&a),
+    }
+}
+
 /// A statement waiting in the reorder buffer: its start, its place in the log, and itself
 /// (boxed, so that the heap moves a pointer and not the record).
 struct Queued(u64, u64, Box<StatementRecord>);
@@ -314,7 +322,7 @@ impl<'a> Converter<'a> {
     }
 
     fn op(&self, s: StatementRecord) -> Option<Op> {
-        let args: Option<Vec<SqlValue>> = s.args.as_ref().map(|a| a.iter().map(value).collect());
+        let args: Option<Vec<SqlValue>> = s.args.map(|a| a.into_iter().map(into_value).collect());
         Some(match (self.rules.args, args) {
             (ArgsMode::Bind, Some(args)) if !args.is_empty() => Op::SqlArgs { sql: s.sql, args },
             (ArgsMode::Inline, Some(args)) if !args.is_empty() => Op::Sql {
