@@ -1,7 +1,8 @@
 //! `trace import` end to end: choose the front end, survey the log, write the schema and the
 //! converted statements to a version 2 work file (running each once on an in-memory SQLite
-//! with `--check`), then copy it into the final trace with its header: version 1 when nothing
-//! of version 2 is used (`--args inline --merge-connections`).
+//! with `--check`; surveyed and converted in one read where [`onepass`] can), then copy it
+//! into the final trace with its header (its blocks as they are when nothing is left out):
+//! version 1 when nothing of version 2 is used (`--args inline --merge-connections`).
 
 use super::convert::{ArgsMode, Converter, Rules};
 use super::source::LineCounts;

@@ -1,9 +1,10 @@
 //! The conversion from a statement log ([`LogRecord`]s, whichever front end read them) to a
 //! replayable trace: the rules live here once. It reads the log twice, in constant memory
 //! apart from a bounded reorder buffer: a first pass counts statements per database and keeps
-//! the chosen database's schema records; a second converts, writing a version 2 work file;
-//! [`pipeline`](super::pipeline) then copies that into the final trace (dropping what `--dangling drop`
-//! and `--drop-failing` remove, with the final header).
+//! the chosen database's schema records; a second converts, writing a version 2 work file
+//! (the two are one read where [`onepass`](super::onepass) can guess the database);
+//! [`pipeline`](super::pipeline) then copies that into the final trace (dropping what
+//! `--dangling drop` and `--drop-failing` remove, with the final header).
 
 use crate::error::{Error, Result};
 use crate::limits::MAX_CONNECTIONS;
