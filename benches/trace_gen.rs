@@ -37,7 +37,7 @@ fn main() {
             let w = resolve::resolve(name, &o, 1).expect("workload");
             let path = dir.path().join("bench.pbt");
             let t = Instant::now();
-            let totals = trace::generate(w, &DelayModel::Zero, 1, &path).expect("trace");
+            let (totals, _) = trace::generate(w, &DelayModel::Zero, 1, &path).expect("trace");
             written.push((totals.load_ops + totals.run_ops) as f64 / t.elapsed().as_secs_f64());
         }
         println!(

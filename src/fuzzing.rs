@@ -20,7 +20,8 @@ fn temp_file(suffix: &str, data: &[u8]) -> Option<tempfile::NamedTempFile> {
     Some(f)
 }
 
-/// A trace file: open, check its header, and read every record.
+/// A trace file: open, check its header, read every record, and plan its replay in the app's
+/// order across connections (`run --order recorded`) under both journal kinds.
 pub fn trace_reader(data: &[u8]) {
     let Some(f) = temp_file(".pbt", data) else {
         return;
@@ -28,8 +29,11 @@ pub fn trace_reader(data: &[u8]) {
     if let Ok(reader) = crate::workload::trace::TraceReader::open(f.path()) {
         for item in reader {
             if item.is_err() {
-                break;
+                return;
             }
+        }
+        for rollback in [false, true] {
+            let _ = crate::run::order::Plan::of(f.path(), rollback);
         }
     }
 }
@@ -152,9 +156,10 @@ pub fn login_form(data: &[u8]) {
 }
 
 /// A log fed through the import front end `format` (as `trace import` reads it), each
-/// statement fingerprinted as `trace stats` does and read by `--infer-schema`'s inference;
-/// then auto-detection over the same lines.
+/// statement fingerprinted as `trace stats` does and read by `--infer-schema`'s inference,
+/// and each record anonymised with every part; then auto-detection over the same lines.
 fn import_log(format: &str, data: &[u8]) {
+    use crate::workload::import::anonymize::{Anonymizer, Scope};
     use crate::workload::import::{infer, source, sql::lexer, LogRecord};
     let Some(f) = temp_file(".log", data) else {
         return;
@@ -163,11 +168,19 @@ fn import_log(format: &str, data: &[u8]) {
         return;
     };
     let mut inference = infer::Inference::new(&Default::default());
-    let _ = source::read(f.path(), fe, &mut |r| {
-        if let LogRecord::Statement(s) = r {
+    let scope = Scope {
+        literals: true,
+        integers: true,
+        identifiers: true,
+        paths: true,
+    };
+    let anonymizer = Anonymizer::new("fuzz", scope);
+    let _ = source::read(f.path(), fe, &mut |mut r| {
+        if let LogRecord::Statement(s) = &r {
             let _ = lexer::fingerprint(&s.sql);
-            inference.feed(&s);
+            inference.feed(s);
         }
+        anonymizer.apply(&mut r);
         Ok(())
     });
     let _ = inference.finish(false);
@@ -251,13 +264,14 @@ pub type Target = fn(&[u8]);
 /// Every target by name, as the fuzz script and the regression test name them.
 /// What a device prints back to `pocketbench device`: the first byte chooses the parser —
 /// `adb devices -l` output, the probe's `key=value` lines (then its description, as `device
-/// list` prints it), or a devices file (TOML) — and the rest is its text.
+/// list` prints it), a devices file (TOML), `device capture`'s listing of an app's databases,
+/// or the end of a binary `exec-out` stream with its exit status — and the rest is its text.
 pub fn device_text(data: &[u8]) {
     let Some((&which, rest)) = data.split_first() else {
         return;
     };
     let text = String::from_utf8_lossy(rest);
-    match which % 3 {
+    match which % 5 {
         0 => {
             for d in crate::device::adb::parse_devices(&text) {
                 let _ = d.problem();
@@ -267,8 +281,18 @@ pub fn device_text(data: &[u8]) {
             let info = crate::device::probe::parse(&text);
             let _ = info.describe();
         }
-        _ => {
+        2 => {
             let _ = crate::device::config::parse(&text);
+        }
+        3 => {
+            if let Some((_, files)) = crate::device::capture::parse_listing(&text) {
+                for f in files {
+                    let _ = crate::device::capture::sidecar(&f.name);
+                }
+            }
+        }
+        _ => {
+            let _ = crate::device::transport::trailing_status(rest);
         }
     }
 }

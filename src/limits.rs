@@ -32,6 +32,9 @@ pub const MAX_LOG_DBS: u64 = 1_000;
 pub const MAX_SCHEMA_OBJECTS: u64 = 100_000;
 /// Tables `trace import --infer-schema` infers (further ones are left out).
 pub const MAX_INFERRED_TABLES: u64 = 1_000;
+/// Distinct literals of the schema's statements `--anonymize` keeps as they are (beyond:
+/// mapped like any other value).
+pub const MAX_SCHEMA_LITERALS: u64 = 65_536;
 /// Columns per inferred table (further ones are left out).
 pub const MAX_INFERRED_COLUMNS: u64 = 500;
 /// Distinct values kept per inferred column, and so rows synthesised per inferred table.

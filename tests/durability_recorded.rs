@@ -92,6 +92,27 @@ fn sqlite_full_loses_the_newest_commit_on_an_unsynced_unlink_and_extra_does_not(
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(names.iter().any(|n| n.ends_with("-journal")), "{names:?}");
+    // The folder it filled is its own to fill again; a folder holding the user's files is
+    // refused before any work, and nothing in it is touched.
+    sqlite(
+        "synchronous=full",
+        &["--replay-crash", replay, "--replay-dir", arg(&state)],
+    );
+    let (mine, store) = (out.path().join("mine"), out.path().join("r.db"));
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), b"keep me").unwrap();
+    let mut args = vec!["durability", "--engine", "sqlite", "--model", "strict"];
+    args.extend(["--txns", "2", "--config", "journal_mode=delete", "--config"]);
+    args.extend(["synchronous=full", "--replay-crash", replay]);
+    args.extend(["--replay-dir", arg(&mine), "--results", arg(&store)]);
+    let refused = pb(&args).expect_code(2);
+    assert!(
+        refused.stderr.contains("did not put there") && refused.stderr.contains("mine"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(std::fs::read(mine.join("notes.txt")).unwrap(), b"keep me");
+    assert!(!store.exists());
 }
 
 #[test]

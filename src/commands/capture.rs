@@ -4,6 +4,8 @@ use crate::error::Result;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
+/// Exits with the program's own status (128 + the signal when a signal ended it); SIGINT,
+/// SIGTERM and SIGHUP sent to pocketbench are passed on to the program, and the log is written.
 pub struct CaptureArgs {
     /// Where to write the statement log (jsonl).
     #[arg(long, short = 'o')]
@@ -25,10 +27,14 @@ pub fn main(a: &CaptureArgs) -> Result<i32> {
             "captured {} statements to {} (the program exited with {})",
             c.statements,
             c.file.display(),
-            c.status
-                .map_or("a signal".into(), |s| format!("status {s}"))
+            match (c.status, c.signal) {
+                (Some(s), _) => format!("status {s}"),
+                (None, Some(sig)) => format!("signal {sig}"),
+                (None, None) => "an unknown status".into(),
+            }
         );
     }
-    // The program's failure is its own; the capture still happened.
-    Ok(0)
+    // Exit as the program did, as a shell reports it (128 + the signal when one ended it);
+    // the capture happened either way.
+    Ok(c.status.or(c.signal.map(|s| 128 + s)).unwrap_or(1))
 }

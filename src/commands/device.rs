@@ -36,8 +36,9 @@ pub enum DeviceCommand {
     )]
     Pull(PullArgs),
     /// Capture an Android app's SQL: turn on the framework's statement, time and operation
-    /// logs, restart the app, collect its logcat for a while, read its databases' schema,
-    /// restore every property, and write the statement log (import it with `trace import`).
+    /// logs, stream the log, restart the app, collect for a while, restore every property,
+    /// copy its databases to read their schema, and write the statement log (import it with
+    /// `trace import`).
     #[command(
         after_help = "Examples:\n  pocketbench device capture --package com.example.notes --duration 60s -o notes.jsonl\n  pocketbench trace import notes.jsonl -o notes.pbt"
     )]
@@ -52,7 +53,8 @@ pub struct CaptureArgs {
     #[arg(long)]
     pub package: String,
     /// How long to collect after the app starts (use the app meanwhile); without it, until
-    /// Ctrl-C (SIGINT or SIGTERM), after which every property is still restored.
+    /// Ctrl-C (SIGINT or SIGTERM). Every property is restored after any number of them, even
+    /// during set-up (Ctrl-\ quits at once, leaving them).
     #[arg(long)]
     pub duration: Option<String>,
     /// The statement log to write (its raw logcat goes beside it, as .logcat).
@@ -469,8 +471,21 @@ fn capture(a: &CaptureArgs) -> Result<i32> {
     if !r.not_set.is_empty() {
         println!("could not set: {}", r.not_set.join(", "));
     }
+    if let Some(via) = &r.schema_via {
+        println!("databases read through {via}");
+    }
     if let Some(p) = &r.schema_problem {
         println!("schema not read: {p} (give it with trace import --schema)");
+    }
+    if let Some(p) = &r.log_problem {
+        println!("log: {p}");
+    }
+    if r.lines_too_long > 0 {
+        println!(
+            "log: {} line(s) over {} bytes left out",
+            r.lines_too_long,
+            device::capture::MAX_LINE
+        );
     }
     Ok(0)
 }

@@ -15,9 +15,10 @@ pub struct ReportArgs {
     #[arg(long)]
     pub filter: Option<String>,
     /// Output file (html, json, csv, md; hgrm and hlog when they are one file) or directory
-    /// (png, svg; hgrm and hlog when they are several files).
-    #[arg(long, short = 'o', default_value = "report.html")]
-    pub output: PathBuf,
+    /// (png, svg; hgrm and hlog when they are several files); `-` for standard output.
+    /// [default: report.html, report.json, …, after --format; report/ for png and svg]
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Html)]
     pub format: Format,
@@ -41,13 +42,20 @@ pub fn main(args: &ReportArgs) -> Result<i32> {
         )));
     }
     let store = super::results::existing(&args.results)?;
-    output::check_output(format, &args.output)?;
+    let out = args.output.clone().unwrap_or_else(|| {
+        PathBuf::from(if format.is_directory() {
+            "report".to_string()
+        } else {
+            format!("report.{}", format.name())
+        })
+    });
+    output::check_output(format, &out)?;
     let t0 = std::time::Instant::now();
     let written = output::write(&Request {
         store: &store,
         filter: args.filter.as_deref(),
         format,
-        output: &args.output,
+        output: &out,
         level: args.confidence,
         trace: args.trace.as_deref(),
     })?;
@@ -57,7 +65,7 @@ pub fn main(args: &ReportArgs) -> Result<i32> {
     }
     let what = match written.files.as_slice() {
         [one] if !format.is_directory() => one.display().to_string(),
-        files => format!("{} files in {}", files.len(), args.output.display()),
+        files => format!("{} files in {}", files.len(), out.display()),
     };
     println!(
         "wrote {what}: {} runs in {} configurations, {} ms",

@@ -187,11 +187,15 @@ fn export_run(store: &Store, id: i64, f: export::Format, output: Option<&Path>) 
     let filter = Filter::parse(&format!("run={id}"), "run id")?;
     let data = Dataset::load(store, &filter)?;
     let exporter = f.exporter();
-    let parts = exporter.export(&export::Input {
+    let mut parts = exporter.export(&export::Input {
         data: &data,
         store,
         level: DEFAULT_LEVEL,
     })?;
+    // Into a directory, a one-file export is named after the run (`DIR/run-7.json`).
+    for p in parts.iter_mut().filter(|p| p.stem.is_empty()) {
+        p.stem = format!("run-{id}");
+    }
     for file in export::write(&parts, exporter.extension(), output, "-o")? {
         eprintln!("wrote {}", file.display());
     }

@@ -127,7 +127,8 @@ pub struct ImportArgs {
     #[arg(long, requires = "check")]
     drop_failing: bool,
     /// Replace values by keyed hashes keeping equality, length and type:
-    /// `literals[,identifiers,paths]` (see docs/import.md).
+    /// `literals[,integers,identifiers,paths]`; integers, the schema's literals and PRAGMAs
+    /// are kept unless `integers` is named (see docs/import.md).
     #[arg(long, value_name = "PARTS", requires = "salt")]
     anonymize: Option<String>,
     /// The key of --anonymize (never stored; the same salt maps the same values alike).
@@ -216,9 +217,8 @@ fn generate(args: &WorkloadArgs, output: &Path, json: bool) -> Result<i32> {
     };
     let name = workload.info.name.clone();
     let t0 = crate::platform::clock::mono_ns();
-    let totals = trace::generate(workload, &delay, args.seed, output)?;
+    let (totals, bytes) = trace::generate(workload, &delay, args.seed, output)?;
     let elapsed_ns = crate::platform::clock::mono_ns() - t0;
-    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
     let g = Generated {
         file: output,
         workload: name,
@@ -258,6 +258,9 @@ fn import(a: &ImportArgs) -> Result<i32> {
     }
     if let Some(output) = &a.output {
         crate::output::target::check(output, "-o")?;
+    }
+    if let Some(dir) = &a.all_dbs {
+        crate::output::folder::check(dir, "--all-dbs")?;
     }
     let window = match &a.window {
         None => None,
@@ -403,10 +406,9 @@ fn print_import(r: &pipeline::ImportReport, check: bool) -> Result<()> {
             println!("  {m}");
         }
     }
-    println!();
-    print!(
-        "{}",
-        stats_file::render(&stats_file::of_file(&r.file, "auto")?)
-    );
+    if let Some(stats) = &r.stats {
+        println!();
+        print!("{}", stats_file::render(stats));
+    }
     Ok(())
 }

@@ -1,5 +1,7 @@
 //! Android devices over adb: the device list (`adb devices -l`, parsed as adb prints it), the
 //! choice of one device, and the [`Transport`] through `adb -s SERIAL shell|push|pull`.
+//! Every adb process runs in a process group of its own ([`transport::Detached`]): a Ctrl-C
+//! reaches pocketbench, which decides what it means, and not an adb call half done.
 //! Jobs live in `/data/local/tmp/pocketbench` by default: the data partition, where apps keep
 //! their databases, and the one directory a non-root shell may write and execute from.
 
@@ -90,7 +92,7 @@ pub fn parse_devices(text: &str) -> Vec<Listed> {
 
 /// Every device adb sees.
 pub fn list() -> Reach<Vec<Listed>> {
-    let out = transport::run_tool(Command::new("adb").args(["devices", "-l"]), "adb", INSTALL)?;
+    let out = transport::run_detached(Command::new("adb").args(["devices", "-l"]), "adb", INSTALL)?;
     if !out.status.success() {
         return Err(Lost(format!(
             "adb devices: {}",
@@ -162,6 +164,53 @@ impl Adb {
         c
     }
 
+    /// Run `script` with `adb exec-out`, whose output is the device's bytes as they are (no
+    /// pty, no line-ending translation: a binary file comes through whole), into `local`; the
+    /// script's exit status. The device command's stderr comes on the same stream, so `script`
+    /// must send it elsewhere.
+    pub fn exec_out(&self, script: &str, local: &Path) -> Result<i32> {
+        use std::io::{Read, Seek, SeekFrom};
+        let what = |e: std::io::Error| Error::failed(format!("{}: {e}", local.display()));
+        let mut file = std::fs::File::options()
+            .create(true)
+            .truncate(true)
+            .read(true)
+            .write(true)
+            .open(local)
+            .map_err(what)?;
+        let mut cmd = self.adb();
+        cmd.arg("exec-out")
+            .arg(transport::with_status(script))
+            .stdout(file.try_clone().map_err(what)?)
+            .stderr(std::process::Stdio::piped());
+        let out = transport::Detached::start(&mut cmd, "adb", INSTALL)?
+            .output()
+            .map_err(|e| Error::failed(format!("adb exec-out: {e}")))?;
+        let len = file.metadata().map_err(what)?.len();
+        let from = len.saturating_sub(64);
+        let mut tail = Vec::new();
+        file.seek(SeekFrom::Start(from)).map_err(what)?;
+        file.read_to_end(&mut tail).map_err(what)?;
+        let Some((at, rc)) = transport::trailing_status(&tail) else {
+            return Err(self.lost("exec-out", &out).into());
+        };
+        file.set_len(from + at as u64).map_err(what)?;
+        Ok(rc)
+    }
+
+    /// `adb logcat ARGS` writing to `out` as the device logs, its own messages to `err`, until
+    /// dropped (or killed by the signal handling).
+    pub fn logcat(
+        &self,
+        args: &[&str],
+        out: std::fs::File,
+        err: std::fs::File,
+    ) -> Reach<transport::Detached> {
+        let mut cmd = self.adb();
+        cmd.arg("logcat").args(args).stdout(out).stderr(err);
+        transport::Detached::start(&mut cmd, "adb", INSTALL)
+    }
+
     fn lost(&self, what: &str, out: &std::process::Output) -> Lost {
         Lost(format!(
             "adb device {}: {what}: {}",
@@ -169,6 +218,11 @@ impl Adb {
             transport::tool_message(out)
         ))
     }
+}
+
+/// The adb device behind `t`, for what only adb offers (`exec-out`, `logcat`).
+pub fn of(t: &dyn Transport) -> Option<&Adb> {
+    t.as_any().downcast_ref::<Adb>()
 }
 
 impl Transport for Adb {
@@ -192,8 +246,12 @@ impl Transport for Adb {
         self.dir.clone().unwrap_or_else(|| DEFAULT_DIR.to_string())
     }
 
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn shell(&self, script: &str) -> Reach<Shell> {
-        let out = transport::run_tool(
+        let out = transport::run_detached(
             self.adb().arg("shell").arg(transport::with_status(script)),
             "adb",
             INSTALL,
@@ -202,7 +260,7 @@ impl Transport for Adb {
     }
 
     fn push(&self, local: &Path, remote: &str) -> Reach<()> {
-        let out = transport::run_tool(
+        let out = transport::run_detached(
             self.adb().arg("push").arg(local).arg(remote),
             "adb",
             INSTALL,
@@ -215,7 +273,7 @@ impl Transport for Adb {
     }
 
     fn pull(&self, remote: &str, local: &Path) -> Reach<()> {
-        let out = transport::run_tool(
+        let out = transport::run_detached(
             self.adb().arg("pull").arg(remote).arg(local),
             "adb",
             INSTALL,

@@ -2,7 +2,8 @@
 //! ssh ([`transport`], one file per binding: [`adb`], [`ssh`]), finding out what they are
 //! ([`probe`]), and running a pocketbench command on them as a detached job whose results store
 //! comes back to the host and is merged into the local store tagged with the device's identity
-//! ([`job`], [`collect`]). The device binary is one of the static builds of
+//! ([`job`], [`collect`]), and capturing an Android app's SQL there ([`capture`], with root in
+//! either form phones offer it: [`su`]). The device binary is one of the static builds of
 //! `scripts/build-device.sh`, chosen by the device's ABI ([`binaries`]).
 //!
 //! Everything here drives the system's own `adb`, `ssh` and `scp` as child processes; nothing
@@ -29,6 +30,7 @@ pub mod config;
 pub mod job;
 pub mod probe;
 pub mod ssh;
+pub mod su;
 pub mod transport;
 
 use crate::error::{Error, Result};

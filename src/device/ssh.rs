@@ -153,6 +153,10 @@ impl Ssh {
 }
 
 impl Transport for Ssh {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn name(&self) -> String {
         match &self.label {
             Some((name, _)) => format!("ssh:{name} ({})", self.address()),

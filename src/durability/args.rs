@@ -182,7 +182,8 @@ pub struct DurabilityArgs {
     #[arg(long, default_value_t = 4)]
     pub states: u64,
     /// With --replay-crash under a recorded model: also write the crash state as this
-    /// directory, to open by hand.
+    /// directory, to open by hand (a new or empty folder, or one an earlier --replay-dir
+    /// filled; any other folder is refused).
     #[arg(long, value_name = "DIR")]
     pub replay_dir: Option<PathBuf>,
     /// Torn writes: a random half of the unsynced 512-byte sectors survive the failure
@@ -427,6 +428,9 @@ fn plan(a: &DurabilityArgs, trace: Option<&Traced>) -> Result<Plan> {
         return Err(Error::input(
             "--replay-dir: needs --replay-crash and a recorded model (strict, ext4-ordered, f2fs-posix, f2fs-strict)",
         ));
+    }
+    if let Some(d) = &a.replay_dir {
+        crate::output::folder::check(d, "--replay-dir")?;
     }
     Ok(Plan {
         crashes: bounded("--crashes", a.crashes, 1, MAX_CRASHES)?,

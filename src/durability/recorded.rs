@@ -266,7 +266,9 @@ impl Subject for Config {
                 .collect();
         }
         if let (Some(d), Some(_)) = (&plan.replay_dir, plan.replay) {
+            crate::output::folder::check(d, "--replay-dir")?;
             image.write_out(d)?;
+            crate::output::folder::mark(d)?;
         }
         let target = dir.join("state");
         image.write_out(&target)?;

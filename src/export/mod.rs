@@ -98,6 +98,19 @@ pub fn write(
             atomic_write(path, &one.bytes, flag)?;
             Ok(vec![path.to_path_buf()])
         }
+        (_, Some(path))
+            if matches!(
+                crate::output::target::kind(path),
+                Ok(crate::output::target::Target::Stdout
+                    | crate::output::target::Target::Stream(_))
+            ) =>
+        {
+            Err(Error::input(format!(
+                "{flag} {}: this export is {} files; give a directory",
+                path.display(),
+                parts.len()
+            )))
+        }
         (_, Some(dir)) => {
             if dir.is_file() {
                 return Err(Error::input(format!(
@@ -109,7 +122,9 @@ pub fn write(
             parts
                 .iter()
                 .map(|p| {
-                    let path = dir.join(format!("{}.{extension}", p.stem));
+                    // A single part has no name of its own (`results show N -o DIR`).
+                    let stem = if p.stem.is_empty() { "export" } else { &p.stem };
+                    let path = dir.join(format!("{stem}.{extension}"));
                     atomic_write(&path, &p.bytes, flag)?;
                     Ok(path)
                 })

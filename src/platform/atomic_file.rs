@@ -1,12 +1,15 @@
 //! Files that appear whole or not at all: written under `NAME.partial` next to their final
-//! path and renamed into place on commit. Dropped without commit, the partial file is removed,
-//! so a failed command never leaves half a trace or half an export behind. A character device
-//! or a FIFO (`/dev/null`, `/dev/stdout`, a pipe) is written into directly and never replaced;
+//! path (a link's target, when the path is a link) and renamed into place on commit. Dropped
+//! without commit, the partial file is removed, so a failed command never leaves half a trace
+//! or half an export behind. Standard output, a character device, a FIFO or a socket
+//! (`-`, `/dev/stdout`, `/dev/null`, a pipe) is written into directly and never replaced;
 //! anything else that is not a file is refused (the rule is `output::target`'s). [`AtomicCsv`]
 //! is the same for CSV files, written with the `csv` crate.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::os::fd::FromRawFd;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use crate::output::target::Target;
@@ -17,46 +20,84 @@ pub struct AtomicFile {
     _cleanup: Option<super::cleanup::Guard>,
     /// The partial file; empty once committed, or for a stream.
     temp: PathBuf,
+    /// Bytes written so far.
+    written: u64,
     path: PathBuf,
 }
 
 impl AtomicFile {
+    /// Open `path` for writing by the rule of `output::target`: standard output and streams
+    /// are written in place, a regular file (or what a link names) is replaced atomically.
     pub fn create(path: &Path) -> std::io::Result<Self> {
-        match crate::output::target::kind(path) {
+        let stream = |file: File| AtomicFile {
+            _cleanup: None,
+            out: BufWriter::with_capacity(256 * 1024, file),
+            temp: PathBuf::new(),
+            written: 0,
+            path: path.to_path_buf(),
+        };
+        let at = match crate::output::target::kind(path) {
             Err(what) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, what)),
-            Ok(Target::Stream) => {
-                let file = std::fs::OpenOptions::new().write(true).open(path)?;
-                return Ok(AtomicFile {
-                    _cleanup: None,
-                    out: BufWriter::with_capacity(256 * 1024, file),
-                    temp: PathBuf::new(),
-                    path: path.to_path_buf(),
-                });
+            Ok(Target::Stdout) => {
+                let fd = crate::output::target::stdout_data()?;
+                // SAFETY: `fd` is open for the life of the process; the copy is ours to close.
+                let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+                if copy < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                return Ok(stream(unsafe { File::from_raw_fd(copy) }));
             }
-            Ok(Target::File) => {}
-        }
-        let mut name = path
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_default();
+            Ok(Target::Stream(at)) => {
+                let is_socket = std::fs::metadata(&at).is_ok_and(|m| m.file_type().is_socket());
+                let file = if is_socket {
+                    File::from(std::os::fd::OwnedFd::from(
+                        std::os::unix::net::UnixStream::connect(&at)?,
+                    ))
+                } else {
+                    let regular = std::fs::metadata(&at).is_ok_and(|m| m.is_file());
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .truncate(regular)
+                        .open(&at)?
+                };
+                return Ok(stream(file));
+            }
+            Ok(Target::File(at)) => at,
+        };
+        let mut name = at.file_name().map(|n| n.to_os_string()).unwrap_or_default();
         name.push(".partial");
-        let temp = path.with_file_name(name);
+        let temp = at.with_file_name(name);
         let (file, cleanup) =
             super::cleanup::Guard::create(|| Ok((File::create(&temp)?, temp.clone())))?;
         Ok(AtomicFile {
             _cleanup: Some(cleanup),
             out: BufWriter::with_capacity(256 * 1024, file),
             temp,
-            path: path.to_path_buf(),
+            written: 0,
+            path: at,
         })
+    }
+
+    /// Write the whole of the file `from` to `to` by the same rule (`from` is read, never `to`).
+    pub fn deliver(from: &Path, to: &Path) -> std::io::Result<u64> {
+        let mut out = AtomicFile::create(to)?;
+        let n = std::io::copy(&mut File::open(from)?, out.writer())?;
+        out.commit()?;
+        Ok(n)
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn writer(&mut self) -> &mut BufWriter<File> {
-        &mut self.out
+    /// Where to write (counted: see [`AtomicFile::written`]).
+    pub fn writer(&mut self) -> &mut Self {
+        self
+    }
+
+    /// How many bytes were written so far.
+    pub fn written(&self) -> u64 {
+        self.written
     }
 
     /// Flush, sync to storage, and move the file into place (a stream is only flushed).
@@ -74,7 +115,9 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.out.write(buf)
+        let n = self.out.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {

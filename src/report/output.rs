@@ -35,6 +35,20 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format's name as `--format` spells it (and its files' extension).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Html => "html",
+            Format::Png => "png",
+            Format::Svg => "svg",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Md => "md",
+            Format::Hgrm => "hgrm",
+            Format::Hlog => "hlog",
+        }
+    }
+
     /// PNG and SVG write a directory of files.
     pub fn is_directory(self) -> bool {
         matches!(self, Format::Png | Format::Svg)

@@ -187,7 +187,13 @@ pub fn replay_with(
     {
         let open = || engine::open(&spec.engine, &spec.options, &spec.data_dir);
         let plan = match spec.order {
-            super::order::Order::Recorded => Some(super::order::Plan::of(&spec.trace)?),
+            super::order::Order::Recorded => {
+                let wal = spec
+                    .options
+                    .iter()
+                    .any(|(k, v)| k == "journal_mode" && v.eq_ignore_ascii_case("wal"));
+                Some(super::order::Plan::of(&spec.trace, !wal)?)
+            }
             super::order::Order::Time => None,
         };
         let (totals, conns) =

@@ -76,6 +76,23 @@ fn is_busy(msg: &str) -> bool {
     m.contains("locked") || m.contains("busy")
 }
 
+/// How long a statement the app completed is tried again after `msg`: a lock wait given up
+/// for up to [`RETRY_MAX`]; a table not found for up to [`STALE_SCHEMA_MAX`], since a
+/// connection whose cached schema predates another connection's `CREATE` cannot reread it
+/// while a writer holds the lock, and SQLite then reports the stale schema's answer.
+fn retry_for(msg: &str) -> std::time::Duration {
+    if is_busy(msg) {
+        RETRY_MAX
+    } else if msg.contains("no such table") {
+        STALE_SCHEMA_MAX
+    } else {
+        std::time::Duration::ZERO
+    }
+}
+
+/// See [`retry_for`].
+pub const STALE_SCHEMA_MAX: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// One connection's figures while the replay runs.
 #[derive(Default)]
 struct Tally {
@@ -279,8 +296,9 @@ fn worker(
         // app's, so it is tried again as the app's retry loop would.
         let mut pause_ns = 100_000u64;
         while shared.plan.is_some()
-            && result.as_ref().is_err_and(|e| is_busy(e))
-            && mono_ns() - start < RETRY_MAX.as_nanos() as u64
+            && result
+                .as_ref()
+                .is_err_and(|e| mono_ns() - start < retry_for(e).as_nanos() as u64)
         {
             sleep_until(mono_ns() + pause_ns);
             pause_ns = (pause_ns * 2).min(10_000_000);

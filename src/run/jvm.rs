@@ -209,16 +209,9 @@ fn for_the_driver(trace: &Path, dir: &Path) -> Result<PathBuf> {
     }
     let merged = dir.join("merged-v1.pbt");
     let m = crate::workload::import::merged::to_v1(trace, &merged)?;
-    let dropped: u64 = m.dropped.values().sum();
     crate::output::progress::phase(&format!(
-        "the JVM driver reads trace version 1: {} connection(s) replayed as one stream, arguments written as literals ({} statements{})",
-        m.connections,
-        m.totals.run_ops,
-        if dropped > 0 {
-            format!(", {dropped} left out: {:?}", m.dropped)
-        } else {
-            String::new()
-        }
+        "the JVM driver reads trace version 1: {}",
+        m.describe("replayed as one stream, arguments written as literals")
     ));
     Ok(merged)
 }

@@ -209,16 +209,9 @@ fn merged_for_run(trace_path: &Path, workdir: &Path) -> Result<PathBuf> {
         &out,
         crate::workload::import::convert::ArgsMode::Bind,
     )?;
-    let dropped: u64 = m.dropped.values().sum();
     crate::output::progress::phase(&format!(
-        "--merge-connections: {} connections as one stream, a transaction never interleaved with another's ({} statements{})",
-        m.connections,
-        m.totals.run_ops,
-        if dropped > 0 {
-            format!(", {dropped} left out: {:?}", m.dropped)
-        } else {
-            String::new()
-        }
+        "--merge-connections: {}",
+        m.describe("as one stream, a transaction never interleaved with another's")
     ));
     Ok(out)
 }

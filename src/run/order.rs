@@ -16,6 +16,17 @@
 //!   transactions that ended before this one ended (its rank among them), so its reads see
 //!   what the app's saw and its writes come after theirs.
 //!
+//! With a rollback journal (every journal mode but WAL) a transaction that only reads holds
+//! its shared lock to its end, and no write transaction can commit meanwhile: every write
+//! transaction that ended in the log before it ended had committed before it began. So its
+//! statements, from its `BEGIN`, wait for those too; otherwise it could take its lock first in
+//! the replay and hold it while it waits for a commit its lock blocks. Under WAL readers block
+//! no writer, and a read transaction waits only as autocommit statements do.
+//!
+//! Either way a transaction waits only before its first statement: what its later statements
+//! wait for had ended before it ended, so no connection waits for the order while it holds a
+//! lock that another connection needs.
+//!
 //! A transaction is a write transaction when one of its statements takes the write lock
 //! ([`takes_write_lock`]). The plan is made in one pass over the trace before the clock starts;
 //! it holds 16 bytes per run statement while it is made and 4 after, for at most
@@ -65,6 +76,8 @@ struct Open {
     members: Vec<u32>,
     /// Savepoint depth; an explicit `BEGIN` counts as one.
     depth: usize,
+    /// Opened by `BEGIN` or `SAVEPOINT` (not an autocommit statement).
+    explicit: bool,
     writes: bool,
     /// When its latest statement ended in the log.
     end_ns: u64,
@@ -80,10 +93,14 @@ struct WriteTxn {
 pub const MAX_STATEMENTS: usize = 100_000_000;
 
 impl Plan {
-    /// The plan for the run phase of the trace at `path`.
-    pub fn of(path: &Path) -> Result<Plan> {
+    /// The plan for the run phase of the trace at `path`, replayed with a rollback journal
+    /// (`rollback`) or WAL.
+    pub fn of(path: &Path, rollback: bool) -> Result<Plan> {
         let mut reader = TraceReader::open(path)?;
-        let mut planner = Planner::default();
+        let mut planner = Planner {
+            rollback,
+            ..Planner::default()
+        };
         while let Some(item) = reader.next_item()? {
             if let TraceItem::Run(t) = item {
                 if planner.starts.len() >= MAX_STATEMENTS {
@@ -108,9 +125,13 @@ impl Plan {
 /// The plan being made, statement by statement in file order.
 #[derive(Default)]
 struct Planner {
+    /// Read transactions hold their shared lock to the end (not WAL).
+    rollback: bool,
     starts: Vec<u64>,
     open: Vec<Open>,
     txns: Vec<WriteTxn>,
+    /// Explicit transactions that only read (kept under a rollback journal only).
+    reads: Vec<WriteTxn>,
 }
 
 impl Planner {
@@ -126,19 +147,28 @@ impl Planner {
         o.writes |= s.writes;
         o.end_ns = s.end_ns;
         match &s.txn {
-            TxnStep::Begin => o.depth = o.depth.max(1),
-            TxnStep::Savepoint(_) => o.depth += 1,
+            TxnStep::Begin => {
+                o.depth = o.depth.max(1);
+                o.explicit = true;
+            }
+            TxnStep::Savepoint(_) => {
+                o.depth += 1;
+                o.explicit = true;
+            }
             TxnStep::Release(_) => o.depth = o.depth.saturating_sub(1),
             TxnStep::Commit | TxnStep::Rollback => o.depth = 0,
             TxnStep::RollbackTo(_) | TxnStep::None => {}
         }
         if o.depth == 0 {
             let done = std::mem::take(o);
+            let t = WriteTxn {
+                members: done.members,
+                end_ns: done.end_ns,
+            };
             if done.writes {
-                self.txns.push(WriteTxn {
-                    members: done.members,
-                    end_ns: done.end_ns,
-                });
+                self.txns.push(t);
+            } else if done.explicit && self.rollback {
+                self.reads.push(t);
             }
         }
     }
@@ -172,6 +202,14 @@ impl Planner {
             }
             if let Some(&last) = t.members.last() {
                 gates[last as usize] |= ENDS_WRITE;
+            }
+        }
+        // A read transaction under a rollback journal: after every commit that ended before it.
+        for t in &self.reads {
+            let before = ends.partition_point(|&e| e < t.end_ns) as u32;
+            for &m in &t.members {
+                let g = &mut gates[m as usize];
+                *g = (*g & ENDS_WRITE) | (*g & !ENDS_WRITE).max(before);
             }
         }
         Plan {
@@ -261,7 +299,14 @@ mod tests {
     }
 
     fn plan(steps: &[Step]) -> Plan {
-        let mut p = Planner::default();
+        plan_with(steps, false)
+    }
+
+    fn plan_with(steps: &[Step], rollback: bool) -> Plan {
+        let mut p = Planner {
+            rollback,
+            ..Planner::default()
+        };
         steps.iter().for_each(|s| p.feed(s));
         p.finish()
     }
@@ -319,6 +364,29 @@ mod tests {
         assert_eq!(g[6], (0, false));
         assert_eq!(g[7], (0, true));
         assert_eq!(g[8], (1, false));
+    }
+
+    #[test]
+    fn under_a_rollback_journal_a_read_transaction_follows_the_commits_it_outlived() {
+        // Connection 1's read transaction (BEGIN at 0, SELECT at 2..30 waiting for its shared
+        // lock, COMMIT at 40) outlived connection 0's autocommit insert (1..20): with a
+        // rollback journal the insert committed before the read took its lock, so the read
+        // transaction waits for it from its BEGIN. Under WAL only the COMMIT, which started
+        // after the insert ended, waits.
+        let steps = [
+            s(1, 0, 1, "BEGIN"),
+            s(0, 1, 20, "INSERT INTO t VALUES (1)"),
+            s(1, 2, 30, "SELECT * FROM t"),
+            s(1, 40, 41, "COMMIT"),
+        ];
+        assert_eq!(
+            gates(&plan_with(&steps, true)),
+            [(1, false), (0, true), (1, false), (1, false)]
+        );
+        assert_eq!(
+            gates(&plan_with(&steps, false)),
+            [(0, false), (0, true), (0, false), (1, false)]
+        );
     }
 
     #[test]

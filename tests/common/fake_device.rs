@@ -5,6 +5,9 @@
 use super::{pb_with, Outcome};
 use std::path::{Path, PathBuf};
 
+/// The app of the `device capture` phones.
+pub const APP: &str = "com.example.notes";
+
 pub struct Devices {
     pub root: tempfile::TempDir,
 }
@@ -63,6 +66,85 @@ impl Devices {
         )
     }
 
+    /// A phone running the app `APP` (pid 4242) for `device capture`: started, it logs
+    /// `fs/app-APP.logcat` (`app_log`, then one line of another process), and
+    /// `databases/notes.db` holds its table `notes`. `log.tag.SQLiteTime` is `DEBUG` before the
+    /// capture; `extra_props` adds getprop lines (`fake.debuggable.APP=yes`, `fake.su=…`).
+    pub fn app_phone(&self, serial: &str, app_log: &str, extra_props: &str) -> PathBuf {
+        let dir = self.x86_phone(serial);
+        let props = std::fs::read_to_string(dir.join("props")).unwrap();
+        std::fs::write(
+            dir.join("props"),
+            format!("{props}fake.pid.{APP}=4242\nlog.tag.SQLiteTime=DEBUG\n{extra_props}"),
+        )
+        .unwrap();
+        let other = "05-14 10:11:12.250   999   999 V SQLiteStatements: /data/system/other.db: \"SELECT 1\"\n";
+        std::fs::write(
+            dir.join(format!("fs/app-{APP}.logcat")),
+            format!("{app_log}{other}"),
+        )
+        .unwrap();
+        let dbs = self.app_databases(serial);
+        std::fs::create_dir_all(&dbs).unwrap();
+        rusqlite::Connection::open(dbs.join("notes.db"))
+            .unwrap()
+            .execute_batch("CREATE TABLE notes(_id INTEGER PRIMARY KEY, title TEXT, body TEXT);")
+            .unwrap();
+        dir
+    }
+
+    /// `device capture --package APP --duration 0s -o OUT --json` (on the only phone), its
+    /// report.
+    pub fn capture(&self, out: &str) -> serde_json::Value {
+        let out = self.pb(&[
+            "device",
+            "capture",
+            "--package",
+            APP,
+            "--duration",
+            "0s",
+            "-o",
+            out,
+            "--json",
+        ]);
+        serde_json::from_str(&out.expect_ok().stdout).unwrap()
+    }
+
+    /// The records of one kind (`schema` or `statement`) of the statement log `host/FILE`.
+    pub fn records(&self, file: &str, kind: &str) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.path(&format!("host/{file}")))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter_map(|r| r.get(kind).cloned())
+            .collect()
+    }
+
+    /// The `databases/` folder of [`APP`] on phone `serial`.
+    pub fn app_databases(&self, serial: &str) -> PathBuf {
+        self.path(&format!("adb/{serial}/fs/data/data/{APP}/databases"))
+    }
+
+    /// What the phone's fake tools recorded (setprop, logcat -c, log, am, monkey), in order.
+    pub fn events(&self, serial: &str) -> Vec<String> {
+        std::fs::read_to_string(self.path(&format!("adb/{serial}/events")))
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+
+    /// The phone's getprop lines, sorted (to compare before and after).
+    pub fn props(&self, serial: &str) -> Vec<String> {
+        let mut p: Vec<String> = std::fs::read_to_string(self.path(&format!("adb/{serial}/props")))
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        p.sort();
+        p
+    }
+
     /// A board reachable over the fake ssh as `pi@HOST`; returns its login directory.
     pub fn board(&self, host: &str) -> PathBuf {
         let home = self.path(&format!("ssh/{host}/home"));
@@ -117,10 +199,14 @@ impl Devices {
     }
 
     /// `pocketbench ARGS` started as `pb` runs it (fakes on PATH), not waited for; its
-    /// stdout and stderr piped.
+    /// stdout and stderr piped. It leads a process group of its own, as a shell's foreground
+    /// job does: `kill(-pid, SIGINT)` is a Ctrl-C at the terminal, reaching every process of
+    /// the group.
     pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        use std::os::unix::process::CommandExt;
         let system = std::env::var("PATH").unwrap_or_default();
         std::process::Command::new(super::BIN)
+            .process_group(0)
             .args(args)
             .current_dir(self.path("host"))
             .env_remove("RUST_BACKTRACE")

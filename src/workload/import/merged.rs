@@ -27,6 +27,24 @@ pub struct Merged {
     pub dropped: BTreeMap<String, u64>,
 }
 
+impl Merged {
+    /// What the merge made, for a progress line: "N connection(s) … (M statements[, K left
+    /// out: …])", `how` in the middle.
+    pub fn describe(&self, how: &str) -> String {
+        let dropped: u64 = self.dropped.values().sum();
+        format!(
+            "{} connection(s) {how} ({} statements{})",
+            self.connections,
+            self.totals.run_ops,
+            if dropped > 0 {
+                format!(", {dropped} left out: {:?}", self.dropped)
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
 /// The argument as a statement log gives it.
 fn arg(v: &SqlValue) -> ArgValue {
     match v {

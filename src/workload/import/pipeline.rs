@@ -5,11 +5,11 @@
 //! version 1 when nothing of version 2 is used (`--args inline --merge-connections`).
 
 use super::convert::{ArgsMode, Converter, Rules};
-use super::source::LineCounts;
 use super::{onepass, schema, source, LogRecord};
 use crate::error::{Error, Result, ResultExt};
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
+use crate::workload::trace::reader::check_op;
 use crate::workload::trace::{
     ImportInfo, TraceHeader, TraceItem, TraceReader, TraceWriter, VERSION_1, VERSION_2,
 };
@@ -63,6 +63,10 @@ pub struct ImportReport {
     pub check_failures: Vec<String>,
     pub check_failed: u64,
     pub digest: String,
+    /// The trace's statistics, read from the finished trace before it was delivered (a
+    /// writer never reads its own output back: it may be a pipe).
+    #[serde(skip)]
+    pub stats: Option<super::stats::Stats>,
 }
 
 /// Where `--check` runs each statement: an in-memory SQLite (`engine::sqlite::session::
@@ -105,14 +109,14 @@ pub fn import_all<C: StatementCheck + ?Sized>(
 ) -> Result<Vec<ImportReport>> {
     let fe = source::choose(&req.input, &req.format)?;
     let mut survey = super::convert::Survey::default();
-    source::read(&req.input, fe, &mut |mut r| {
+    let counts = source::read(&req.input, fe, &mut |mut r| {
         if let Some(a) = &req.anonymize {
             a.apply(&mut r);
         }
         survey.add(&r)
     })?;
     if survey.statements.values().all(|n| *n == 0) {
-        return Err(source::nothing_importable(&req.input));
+        return Err(source::nothing_read(&req.input, fe, &counts));
     }
     std::fs::create_dir_all(dir)
         .input_err(format!("--all-dbs {}: cannot create", dir.display()))?;
@@ -155,6 +159,7 @@ pub fn import_all<C: StatementCheck + ?Sized>(
         };
         out.push(import(&one, check.as_deref_mut())?);
     }
+    crate::output::folder::mark(dir)?;
     Ok(out)
 }
 
@@ -180,25 +185,27 @@ pub fn import<C: StatementCheck + ?Sized>(
     };
     let fe = source::choose(&req.input, &req.format)?;
     let mut survey = super::convert::Survey::default();
+    // Beside the output when it is a file (so the work has room where the trace goes), else in
+    // the temporary directory; removed on every signal.
+    let made = || {
+        let dir = match crate::output::target::kind(&req.output) {
+            Ok(crate::output::target::Target::File(at)) => crate::limits::dir_of(&at).to_path_buf(),
+            _ => std::env::temp_dir(),
+        };
+        crate::platform::cleanup::TempDir::new(".pocketbench-import-", Some(&dir))
+    };
     // The survey and, where it can be, the conversion in one read (else a second read
     // converts); the work directory is made first for it, when it can be made.
-    let made = |dir: &Path| {
-        tempfile::Builder::new()
-            .prefix(".pocketbench-import-")
-            .tempdir_in(dir)
-    };
-    let early_dir = onepass::applies(req)
-        .then(|| made(crate::limits::dir_of(&req.output)).ok())
-        .flatten();
-    let (early_lines, one) = match &early_dir {
+    let early_dir = onepass::applies(req).then(|| made().ok()).flatten();
+    let (counts, one) = match &early_dir {
         Some(d) => onepass::read(req, fe, &mut survey, d.path(), &work_header(req))?,
-        None => {
-            source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?;
-            (LineCounts::default(), None)
-        }
+        None => (
+            source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?,
+            None,
+        ),
     };
     if survey.statements.values().all(|n| *n == 0) {
-        return Err(source::nothing_importable(&req.input));
+        return Err(source::nothing_read(&req.input, fe, &counts));
     }
     let db = survey.choose(req.db.as_deref())?;
     let one = one.filter(|o| o.holds(&db, &survey));
@@ -244,12 +251,13 @@ pub fn import<C: StatementCheck + ?Sized>(
 
     let work_dir = match early_dir {
         Some(d) => d,
-        None => made(crate::limits::dir_of(&req.output))
-            .input_err(format!("-o {}: cannot write there", req.output.display()))?,
+        None => made().input_err(format!("-o {}: cannot write there", req.output.display()))?,
     };
     let work = work_dir.path().join("work.pbt");
     let mut header = work_header(req);
-    let mut writer = TraceWriter::create(&work, &header, VERSION_2)?;
+    // The work file is internal: an error about it is told of the output.
+    let told = |e: Error| about_output(e, &work, &req.output);
+    let mut writer = TraceWriter::create(&work, &header, VERSION_2).map_err(told)?;
     let mut check = check.filter(|_| req.check).map(|db| Check {
         db,
         failing: HashSet::new(),
@@ -257,12 +265,17 @@ pub fn import<C: StatementCheck + ?Sized>(
         failed: 0,
     });
     let mut load_ops = 0u64;
+    let mut load_dropped = BTreeMap::<String, u64>::new();
     let mut load_op = |op: Op| -> Result<()> {
+        if let Err(why) = check_op(&op, &DataModel::Sql) {
+            *load_dropped.entry(format!("load: {why}")).or_default() += 1;
+            return Ok(());
+        }
         if let Some(c) = check.as_mut() {
             c.run(&op, None);
         }
         load_ops += 1;
-        writer.write_load(&op)
+        writer.write_load(&op).map_err(told)
     };
     for sql in &load {
         load_op(Op::Sql { sql: sql.clone() })?;
@@ -280,22 +293,22 @@ pub fn import<C: StatementCheck + ?Sized>(
     };
     let mut runs_apart = None;
     let (lines, converted, written, log_creates_tables) = match one {
-        // Converted in the one read: its run blocks follow the load's as written.
+        // Converted in the one read: with nothing to leave out and the version kept, the final
+        // trace takes the run blocks straight from the one read's file; else the work file
+        // holds them after the load's.
         Some(one) => {
-            // With nothing to leave out and the version kept, the final trace takes the run
-            // blocks straight from the one read's file; else the work file holds them too.
+            let told_runs = |e: Error| about_output(e, &one.work, &req.output);
             let apart = one.converted.dangling.is_empty() && version == VERSION_2;
-            let mut written = if apart {
-                writer.finish()?
-            } else {
-                writer.append_blocks(TraceReader::open(&one.work)?)?;
-                writer.finish()?
-            };
+            if !apart {
+                let runs = TraceReader::open(&one.work).map_err(told_runs)?;
+                writer.append_blocks(runs).map_err(told)?;
+            }
+            let mut written = writer.finish().map_err(told)?;
             if apart {
                 written.run_ops = one.totals.run_ops;
                 runs_apart = Some(one.work);
             }
-            (early_lines, one.converted, written, one.log_creates_tables)
+            (counts, one.converted, written, one.log_creates_tables)
         }
         None => {
             let mut conv = Converter::new(&req.rules, &objects);
@@ -310,7 +323,7 @@ pub fn import<C: StatementCheck + ?Sized>(
                     c.run(&t.op, Some(seq));
                 }
                 seq += 1;
-                writer.write_run(&t)
+                writer.write_run(&t).map_err(told)
             };
             let lines = source::read(&req.input, fe, &mut |r| match anon(r) {
                 LogRecord::Statement(s) if s.db.as_deref().unwrap_or("") == db => {
@@ -319,11 +332,17 @@ pub fn import<C: StatementCheck + ?Sized>(
                 _ => Ok(()),
             })?;
             let converted = conv.finish(&mut emit)?;
-            (lines, converted, writer.finish()?, log_creates_tables)
+            (
+                lines,
+                converted,
+                writer.finish().map_err(told)?,
+                log_creates_tables,
+            )
         }
     };
 
     let mut dropped = lines.dropped.clone();
+    dropped.extend(load_dropped);
     for (k, v) in &converted.dropped {
         *dropped.entry(k.clone()).or_default() += v;
     }
@@ -340,8 +359,8 @@ pub fn import<C: StatementCheck + ?Sized>(
     let (mut kept, mut seq) = (written.run_ops, written.run_ops);
     if !keeps_all {
         (kept, seq) = (0, 0);
-        for item in TraceReader::open(&work)? {
-            if let TraceItem::Run(t) = item? {
+        for item in TraceReader::open(&work).map_err(told)? {
+            if let TraceItem::Run(t) = item.map_err(told)? {
                 kept += u64::from(keep(seq, &t));
                 seq += 1;
             }
@@ -382,18 +401,29 @@ pub fn import<C: StatementCheck + ?Sized>(
     header.workload.run_ops = kept;
     header.workload.params = params(req, args);
     header.import = Some(info);
+    let finished = work_dir.path().join("trace.pbt");
+    let told_finished = |e: Error| about_output(told(e), &finished, &req.output);
     let totals = if keeps_all && version == VERSION_2 {
         // The work file's records are the final ones (the same delays: each is the idle time
         // to the next, as the copy would compute it), so its blocks are copied as they are.
-        let mut w = TraceWriter::create(&req.output, &header, version)?;
-        w.append_blocks(TraceReader::open(&work)?)?;
+        let mut w = TraceWriter::create(&finished, &header, version).map_err(told_finished)?;
+        w.append_blocks(TraceReader::open(&work).map_err(told)?)
+            .map_err(told_finished)?;
         if let Some(runs) = &runs_apart {
-            w.append_blocks(TraceReader::open(runs)?)?;
+            let told_runs = |e: Error| about_output(e, runs, &req.output);
+            w.append_blocks(TraceReader::open(runs).map_err(told_runs)?)
+                .map_err(told_finished)?;
         }
-        w.finish()?
+        w.finish().map_err(told_finished)?
     } else {
-        copy(&work, &req.output, &header, version, &keep)?
+        copy(&work, &finished, &header, version, &keep).map_err(told_finished)?
     };
+    let mut stats = super::stats::file::of_file(&finished, "auto").map_err(told_finished)?;
+    stats
+        .source
+        .insert("file".into(), req.output.display().to_string());
+    crate::platform::atomic_file::AtomicFile::deliver(&finished, &req.output)
+        .input_err(format!("-o {}", req.output.display()))?;
     let (check_failures, check_failed) = check.map_or((Vec::new(), 0), |c| (c.messages, c.failed));
     Ok(ImportReport {
         file: req.output.clone(),
@@ -415,6 +445,7 @@ pub fn import<C: StatementCheck + ?Sized>(
         check_failures,
         check_failed,
         digest: totals.digest_hex(),
+        stats: Some(stats),
     })
 }
 
@@ -441,6 +472,15 @@ fn work_header(req: &ImportRequest) -> TraceHeader {
             connections: crate::limits::MAX_CONNECTIONS as u32,
             ..Default::default()
         }),
+    }
+}
+
+/// `e`, naming `output` where it named the internal work file `work`.
+fn about_output(e: Error, work: &Path, output: &Path) -> Error {
+    let (w, o) = (work.display().to_string(), output.display().to_string());
+    match e {
+        Error::Input(m) => Error::Input(m.replace(&w, &o)),
+        Error::Failed(m) => Error::Failed(m.replace(&w, &o)),
     }
 }
 

@@ -60,12 +60,45 @@ pub fn choose(path: &Path, format: &str) -> Result<&'static FrontEnd> {
         .ok_or_else(|| nothing_importable(path))
 }
 
-pub fn nothing_importable(path: &Path) -> Error {
+/// Nothing in the log at `path` looked like any format.
+fn nothing_importable(path: &Path) -> Error {
     Error::input(format!(
         "{}: nothing importable found (tried as {})",
         path.display(),
         names()
     ))
+}
+
+/// The log at `path`, read through `fe` (`counts` what it saw), gave no statement to import:
+/// what was dropped and why.
+pub fn nothing_read(path: &Path, fe: &FrontEnd, counts: &LineCounts) -> Error {
+    let why = if counts.dropped.is_empty() {
+        format!("{} of {} lines recognised", counts.recognised, counts.lines)
+    } else {
+        let d: Vec<String> = counts
+            .dropped
+            .iter()
+            .map(|(why, n)| format!("{n} dropped: {why}"))
+            .collect();
+        d.join("; ")
+    };
+    Error::input(format!(
+        "{}: nothing importable found when read as {} ({why})",
+        path.display(),
+        fe.name
+    ))
+}
+
+/// Why a record no statement log may hold is dropped: SQL with a NUL byte (SQLite would stop
+/// reading there, and a trace cannot hold it), whichever front end read it.
+fn unusable(r: &LogRecord) -> Option<&'static str> {
+    let nul = match r {
+        LogRecord::Statement(s) => {
+            s.sql.contains('\0') || s.expanded.as_ref().is_some_and(|e| e.contains('\0'))
+        }
+        LogRecord::Schema(s) => s.sql.contains('\0'),
+    };
+    nul.then_some("SQL statement contains a NUL byte")
 }
 
 /// Feed the whole file through front end `fe`, handing every record to `sink` in log order.
@@ -78,24 +111,25 @@ pub fn read(
     let mut counts = LineCounts::default();
     let mut out = Vec::new();
     let mut failed = None;
+    let mut hand_on = |out: &mut Vec<LogRecord>, c: &mut LineCounts| {
+        for r in out.drain(..) {
+            if let Some(why) = unusable(&r) {
+                *c.dropped.entry(why.to_string()).or_default() += 1;
+            } else if failed.is_none() {
+                failed = sink(r).err();
+            }
+        }
+    };
     each_line(path, None, &mut counts, &mut |line, c| {
         match f.feed(line, &mut out) {
             LineOutcome::Recognised => c.recognised += 1,
             LineOutcome::Skipped => c.skipped += 1,
             LineOutcome::Dropped(why) => *c.dropped.entry(why.to_string()).or_default() += 1,
         }
-        for r in out.drain(..) {
-            if failed.is_none() {
-                failed = sink(r).err();
-            }
-        }
+        hand_on(&mut out, c);
     })?;
     f.finish(&mut out);
-    for r in out.drain(..) {
-        if failed.is_none() {
-            failed = sink(r).err();
-        }
-    }
+    hand_on(&mut out, &mut counts);
     for (why, n) in f.late_drops() {
         *counts.dropped.entry(why.to_string()).or_default() += n;
     }

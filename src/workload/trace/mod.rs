@@ -80,7 +80,8 @@ pub struct ImportInfo {
     /// Statements left out and why.
     #[serde(default)]
     pub dropped: BTreeMap<String, u64>,
-    /// What was anonymised (`literals`, `identifiers`, `paths`); empty when nothing was.
+    /// What was anonymised (`literals`, `integers`, `identifiers`, `paths`); empty when nothing
+    /// was.
     #[serde(default)]
     pub anonymized: Vec<String>,
 }
@@ -104,12 +105,13 @@ impl TraceTotals {
 
 /// Write `workload` to `path` as a trace, with delays from `delay` (or the workload's own
 /// recorded delays when `delay` is [`DelayModel::Recorded`]).
+/// Write `workload` as a trace to `path`; its totals and how many bytes were written.
 pub fn generate(
     workload: Workload,
     delay: &DelayModel,
     seed: u64,
     path: &Path,
-) -> Result<TraceTotals> {
+) -> Result<(TraceTotals, u64)> {
     if matches!(delay, DelayModel::Recorded) && !workload.info.recorded_delays {
         return Err(Error::input(format!(
             "--delay recorded: workload '{}' has no recorded delays (choose zero, fixed:…, lognormal:…, exponential:… or pocketdata-ramp)",
@@ -122,11 +124,13 @@ pub fn generate(
             path.display()
         )));
     }
-    crate::limits::check_free_space(
-        crate::limits::dir_of(path),
-        crate::workload::bounds::trace_bytes_estimate(&workload.info),
-        &format!("the trace {}", path.display()),
-    )?;
+    if let Ok(crate::output::target::Target::File(at)) = crate::output::target::kind(path) {
+        crate::limits::check_free_space(
+            crate::limits::dir_of(&at),
+            crate::workload::bounds::trace_bytes_estimate(&workload.info),
+            &format!("the trace {}", path.display()),
+        )?;
+    }
     let mut info = workload.info;
     if !matches!(delay, DelayModel::Recorded) {
         // Leading recorded breaks are part of the recorded delays the model replaces.
@@ -150,7 +154,7 @@ pub fn generate(
         }
         writer.write_run(&item)?;
     }
-    writer.finish()
+    writer.finish_sized()
 }
 
 /// Read a whole trace once, checking every checksum and the end block, without keeping any

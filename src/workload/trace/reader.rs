@@ -306,8 +306,9 @@ fn check_header(header: &TraceHeader, path: &Path) -> Result<()> {
         .map_err(|e| Error::input(format!("{}: trace header: {e}", path.display())))
 }
 
-/// An operation must fit the trace's own data model and the limits.
-fn check_op(op: &Op, model: &DataModel) -> std::result::Result<(), &'static str> {
+/// An operation must fit the trace's own data model and the limits (what a reader refuses; a
+/// writer checks with it before writing what it did not make itself).
+pub fn check_op(op: &Op, model: &DataModel) -> std::result::Result<(), &'static str> {
     let fields = match model {
         DataModel::KeyValue(m) => m.field_count,
         DataModel::Sql => 0,

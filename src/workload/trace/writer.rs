@@ -155,7 +155,12 @@ impl TraceWriter {
     }
 
     /// Flush the last block, write the end block, and move the file into place.
-    pub fn finish(mut self) -> Result<TraceTotals> {
+    pub fn finish(self) -> Result<TraceTotals> {
+        self.finish_sized().map(|(totals, _)| totals)
+    }
+
+    /// [`TraceWriter::finish`], also saying how many bytes the trace is.
+    pub fn finish_sized(mut self) -> Result<(TraceTotals, u64)> {
         self.flush_block()?;
         self.totals.digest = self.digest.value();
         let mut payload = Vec::with_capacity(32);
@@ -170,8 +175,9 @@ impl TraceWriter {
         let crc = crc32fast::hash(&payload);
         self.write_frame(TAG_END, 0, &payload, crc)?;
         let path = self.out.path().display().to_string();
+        let bytes = self.out.written();
         self.out.commit().run_err(format!("writing trace {path}"))?;
-        Ok(self.totals)
+        Ok((self.totals, bytes))
     }
 
     fn check_op(&self, op: &Op) -> Result<()> {

@@ -12,7 +12,9 @@ use crate::workload::import::record::{blob_bytes, ArgValue, LogRecord, Statement
 use crate::workload::import::sql::sqltext::{
     created_object, inline_args, pragma_setting, txn_step, TxnStep,
 };
+use crate::workload::model::DataModel;
 use crate::workload::op::{Op, Recorded, SqlValue, TimedOp};
+use crate::workload::trace::reader::check_op;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 
 /// The conversion's per-statement maps (by connection): a fast hasher, no order depends on it.
@@ -395,8 +397,23 @@ impl<'a> Converter<'a> {
             return Ok(());
         }
         let conn = self.connection(&s)?;
+        let dur = s.dur_ns;
+        let Some(op) = self.op(s) else {
+            self.drop("fewer arguments than parameters");
+            return Ok(());
+        };
+        // What a trace cannot hold (arguments written in can bring a NUL byte or pass the
+        // size limit) is left out here, before it counts.
+        if let Err(why) = check_op(&op, &DataModel::Sql) {
+            self.drop(why);
+            return Ok(());
+        }
+        let sql = match &op {
+            Op::Sql { sql } | Op::SqlArgs { sql, .. } => sql.as_str(),
+            _ => "",
+        };
         let seq = self.out.run_ops;
-        if let Some(why) = self.nesting(conn, &s.sql, seq) {
+        if let Some(why) = self.nesting(conn, sql, seq) {
             self.drop(why);
             return Ok(());
         }
@@ -404,11 +421,6 @@ impl<'a> Converter<'a> {
             let t = &self.txns[0];
             self.owner = (t.open || !t.savepoints.is_empty()).then_some(key);
         }
-        let dur = s.dur_ns;
-        let Some(op) = self.op(s) else {
-            self.drop("fewer arguments than parameters");
-            return Ok(());
-        };
         let base = *self.base.get_or_insert(rel - self.shift);
         let speed = self.rules.speed;
         let scale = |ns: u64| (ns as f64 / speed).round() as u64;

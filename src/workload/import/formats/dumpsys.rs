@@ -14,13 +14,18 @@
 //!         0: [2024-05-14 10:11:12.345] executeForCursorWindow took 2ms - succeeded, sql="SELECT …", path=/data/…
 //! ```
 //!
+//! and as older releases and other wrappers of the same class print an operation: without
+//! `, path=…` (the pool names the database), with `tid=…` and `bindArgs=[…]` (the forms
+//! [`operation`](super::operation) reads), with `[Pid:(N)]` before it, or with a time without
+//! its year (`[05-14 10:11:12.345]`, placed on the clock logcat's year-less lines use).
+//!
 //! Operations are listed newest first; each connection's list is emitted oldest first. The
 //! bracketed time is when the operation started (`stamp: start`), with its duration in ms.
 //! `prepare` operations (no execution), `open`/`close` (no SQL) and operations still running
 //! are not statements. The connection is `PATH#N`.
 
-use super::logcat::parse_operation;
-use super::logcat_line::dated_ns;
+use super::logcat_line::Clock;
+use super::operation::parse_operation;
 use super::{LineOutcome, LogFormat};
 use crate::workload::import::{LogRecord, Stamp, StatementRecord};
 
@@ -34,6 +39,7 @@ pub struct DumpsysDbinfo {
     pool: Option<String>,
     conn: Option<String>,
     in_operations: bool,
+    clock: Clock,
     /// The current connection's operations, newest first as printed.
     block: Vec<StatementRecord>,
 }
@@ -58,17 +64,23 @@ impl DumpsysDbinfo {
         if n.parse::<u32>().is_err() {
             return LineOutcome::Dropped("operation line without its number");
         }
-        let Some((date, op)) = rest.split_once("] ") else {
+        let Some((date, op)) = rest.split_once(']') else {
             return LineOutcome::Dropped("operation line without its time");
         };
-        let Some(t_ns) = dated_ns(date) else {
-            return LineOutcome::Dropped("operation time is not `YYYY-MM-DD HH:MM:SS.mmm`");
+        let Some(t_ns) = self.clock.stamp_ns(date) else {
+            return LineOutcome::Dropped("operation time is not `[YYYY-]MM-DD HH:MM:SS.mmm`");
+        };
+        let op = op.trim_start();
+        // Some vendors' builds print the calling process first: `[Pid:(1234)]`.
+        let (pid, op) = match op.strip_prefix("[Pid:(").and_then(|r| r.split_once(")]")) {
+            Some((pid, op)) => (pid.parse().ok(), op.trim_start()),
+            None => (None, op),
         };
         if op.contains(" started ") && op.contains(" - running") {
             return LineOutcome::Dropped("operation still running when dumped");
         }
         let Some(parsed) = parse_operation(op) else {
-            return LineOutcome::Dropped("operation not `KIND took Nms - STATUS, …, path=…`");
+            return LineOutcome::Dropped("operation not `KIND took Nms - STATUS[, sql=\"…\"…]`");
         };
         let Some(sql) = parsed.sql else {
             return LineOutcome::Recognised; // open, close
@@ -83,11 +95,16 @@ impl DumpsysDbinfo {
             t_ns,
             stamp: Stamp::Start,
             dur_ns: Some(parsed.ms * 1_000_000),
-            pid: self.pid,
+            pid: pid.or(self.pid),
+            tid: parsed.tid,
             conn: self.conn.clone(),
-            db: Some(self.pool.clone().unwrap_or_else(|| parsed.path.to_string())),
+            db: self
+                .pool
+                .clone()
+                .or_else(|| parsed.path.map(str::to_string)),
             sql: sql.to_string(),
             status: Some(if parsed.failed { 1 } else { 0 }),
+            args: parsed.args,
             rows: parsed.rows,
             ..Default::default()
         });

@@ -36,9 +36,6 @@ impl LogFormat for Jsonl {
             {
                 return LineOutcome::Dropped("SQL above the size limit");
             }
-            if s.sql.contains('\0') {
-                return LineOutcome::Dropped("SQL contains a NUL byte");
-            }
             if s.args
                 .as_ref()
                 .is_some_and(|a| a.len() as u64 > MAX_SQL_ARGS)

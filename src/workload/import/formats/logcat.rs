@@ -13,7 +13,8 @@
 //!   alone it is a statement stamped at its end.
 //! * tag `SQLiteConnection`, the operation log (the slow-query log, all statements with
 //!   `db.log.slow_query_threshold` 0): `KIND took Nms - succeeded, sql="SQL",
-//!   bindArgs=[1, "x", null], path=PATH[, result=N][, exception="…"][, countedRows=N…]`,
+//!   bindArgs=[1, "x", null], path=PATH[, result=N][, exception="…"][, countedRows=N…]`
+//!   (the forms releases print, [`operation`](super::operation)),
 //!   stamped at the end. Used when the log has it and not the statement tags (the first of the
 //!   two kinds seen wins; lines of the other are dropped as duplicates).
 //!
@@ -23,10 +24,10 @@
 //! closing is dropped and counted as truncated.
 
 use super::logcat_line::{Clock, Line};
+use super::operation::parse_operation;
 use super::{LineOutcome, LogFormat};
-use crate::workload::import::record::BlobHex;
 use crate::workload::import::sql::lexer;
-use crate::workload::import::{ArgValue, LogRecord, Stamp, StatementRecord};
+use crate::workload::import::{LogRecord, Stamp, StatementRecord};
 
 /// Bytes of one logcat message (liblog's `LOGGER_ENTRY_MAX_PAYLOAD` is 4068, less the tag):
 /// a pending statement this long is one logcat cut.
@@ -254,7 +255,8 @@ impl AndroidLogcat {
         if !self.choose(Source::OperationLog) {
             return LineOutcome::Dropped("operation log beside the statement tags (a duplicate)");
         }
-        let mut rec = self.record(l, op.path);
+        let mut rec = self.record(l, op.path.unwrap_or(""));
+        rec.tid = rec.tid.or(op.tid);
         rec.stamp = Stamp::End;
         rec.dur_ns = Some(op.ms * 1_000_000);
         rec.sql = op.sql.unwrap_or_default().to_string();
@@ -265,108 +267,6 @@ impl AndroidLogcat {
         out.push(LogRecord::Statement(rec));
         LineOutcome::Recognised
     }
-}
-
-/// One operation-log message, parsed.
-#[derive(Debug, PartialEq)]
-pub struct Operation<'a> {
-    pub kind: &'a str,
-    pub ms: u64,
-    pub failed: bool,
-    pub sql: Option<&'a str>,
-    pub args: Option<Vec<ArgValue>>,
-    pub path: &'a str,
-    pub rows: Option<u64>,
-}
-
-/// `KIND took Nms - STATUS[, sql="…"][, bindArgs=[…]], path=…[, more]`, as the operation log
-/// and `dumpsys dbinfo` print it. `None` when the message is not one (or was cut short).
-pub fn parse_operation(msg: &str) -> Option<Operation<'_>> {
-    let (kind, rest) = msg.split_once(" took ")?;
-    if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return None;
-    }
-    let (ms, rest) = rest.split_once("ms - ")?;
-    let ms: u64 = ms.trim().parse().ok()?;
-    let (status, mut rest) = rest.split_once(", ").unwrap_or((rest, ""));
-    let failed = match status {
-        "succeeded" => false,
-        "failed" => true,
-        _ => return None,
-    };
-    let mut sql = None;
-    let mut args = None;
-    if let Some(r) = rest.strip_prefix("sql=\"") {
-        let end = [r.find("\", bindArgs=["), r.find("\", path=")]
-            .into_iter()
-            .flatten()
-            .min()?;
-        sql = Some(&r[..end]);
-        rest = &r[end + 3..];
-        if let Some(r) = rest.strip_prefix("bindArgs=[") {
-            let end = r.rfind("], path=")?;
-            args = Some(parse_bind_args(&r[..end]));
-            rest = &r[end + 3..];
-        }
-    }
-    let rest = rest.strip_prefix("path=")?;
-    let (path, more) = rest.split_once(", ").unwrap_or((rest, ""));
-    let field = |name: &str| {
-        more.split(", ")
-            .find_map(|f| f.strip_prefix(name)?.parse::<u64>().ok())
-    };
-    let rows = match kind {
-        "executeForCursorWindow" => field("countedRows="),
-        "executeForChangedRowCount" => field("result="),
-        _ => None,
-    };
-    Some(Operation {
-        kind,
-        ms,
-        failed,
-        sql,
-        args,
-        path,
-        rows,
-    })
-}
-
-/// `1, "x", null, <byte[]>, 2.5, true` as the operation log prints bound arguments (strings
-/// unescaped: one ends at a `"` followed by `, ` or the end). A blob's bytes are not logged:
-/// it reads as an empty blob.
-pub fn parse_bind_args(s: &str) -> Vec<ArgValue> {
-    let mut out = Vec::new();
-    let mut rest = s;
-    while !rest.is_empty() {
-        let (item, next) = if let Some(r) = rest.strip_prefix('"') {
-            match r.find("\", ") {
-                Some(e) => (ArgValue::Text(r[..e].to_string()), &r[e + 3..]),
-                None => (
-                    ArgValue::Text(r.strip_suffix('"').unwrap_or(r).to_string()),
-                    "",
-                ),
-            }
-        } else {
-            let (v, next) = rest.split_once(", ").unwrap_or((rest, ""));
-            let value = match v {
-                "null" => ArgValue::Null,
-                "<byte[]>" => ArgValue::Blob(BlobHex {
-                    blob: String::new(),
-                }),
-                "true" => ArgValue::Integer(1),
-                "false" => ArgValue::Integer(0),
-                _ => match (v.parse::<i64>(), v.parse::<f64>()) {
-                    (Ok(i), _) => ArgValue::Integer(i),
-                    (_, Ok(f)) => ArgValue::Real(f),
-                    _ => ArgValue::Text(v.to_string()),
-                },
-            };
-            (value, next)
-        };
-        out.push(item);
-        rest = next;
-    }
-    out
 }
 
 impl LogFormat for AndroidLogcat {

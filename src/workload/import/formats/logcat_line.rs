@@ -97,6 +97,15 @@ impl Clock {
     }
 }
 
+impl Clock {
+    /// Nanoseconds of a whole `[YYYY-]MM-DD HH:MM:SS.fff` (`dumpsys`' time column, with or
+    /// without its year), on this clock; `None` if it is not one.
+    pub fn stamp_ns(&mut self, s: &str) -> Option<u64> {
+        let (stamp, rest) = parse_stamp(s)?;
+        rest.is_empty().then(|| self.ns(stamp))
+    }
+}
+
 /// Nanoseconds since 1970 of a dated `YYYY-MM-DD HH:MM:SS.ffffff` (PhoneLab's and
 /// `dumpsys`' time columns); `None` if it is not one.
 pub fn dated_ns(s: &str) -> Option<u64> {

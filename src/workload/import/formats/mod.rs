@@ -2,13 +2,16 @@
 //! a log line by line (so a gigabyte of logcat is read in constant memory), returns the records
 //! a line completes, and counts the lines it recognised, skipped and dropped. [`FRONT_ENDS`]
 //! lists them; adding a format is one file here and one line there. Reading a file through
-//! one of them (line limits, auto-detection) is [`source`](super::source).
+//! one of them (line limits, auto-detection) is [`source`](super::source). [`logcat_line`] and
+//! [`operation`] read what two front ends share: logcat's line layouts, and the messages of
+//! Android's operation log.
 
 pub mod dumpsys;
 pub mod jsonl;
 pub mod jsonl_scan;
 pub mod logcat;
 pub mod logcat_line;
+pub mod operation;
 pub mod phonelab;
 pub mod sqlite_trace;
 
