@@ -86,6 +86,35 @@ impl AtomicFile {
         Ok(n)
     }
 
+    /// A scratch file at `path` (in a folder of the command's own, removed with it), created
+    /// new and written plainly: neither synced nor renamed, as nothing outlives the command.
+    pub fn scratch(path: &Path) -> std::io::Result<Self> {
+        Ok(AtomicFile {
+            _cleanup: None,
+            out: BufWriter::with_capacity(256 * 1024, File::create(path)?),
+            temp: PathBuf::new(),
+            written: 0,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Append the `len` bytes of the file `from` that start at `offset`, copied by the kernel
+    /// where it can (`copy_file_range`, else `sendfile`), not through this process.
+    pub fn append_from(&mut self, from: &Path, offset: u64, len: u64) -> std::io::Result<()> {
+        use std::io::{Read, Seek};
+        let mut file = File::open(from)?;
+        file.seek(std::io::SeekFrom::Start(offset))?;
+        let n = std::io::copy(&mut file.take(len), &mut self.out)?;
+        self.written += n;
+        if n != len {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("{} is shorter than expected", from.display()),
+            ));
+        }
+        Ok(())
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

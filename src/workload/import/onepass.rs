@@ -13,13 +13,17 @@ use super::convert::{Converted, Converter, Survey};
 use super::pipeline::ImportRequest;
 use super::source::{self, LineCounts};
 use super::sql::sqltext::created_object;
+use super::stats::file::TraceFeed;
 use super::{formats::FrontEnd, schema, LogRecord};
 use crate::error::Result;
+use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
-use crate::workload::trace::{TraceHeader, TraceTotals, TraceWriter, VERSION_2};
+use crate::workload::trace::reader::check_op;
+use crate::workload::trace::writer::Blocks;
+use crate::workload::trace::{TraceHeader, TraceWriter, VERSION_2};
 use std::cell::OnceCell;
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One database's statements converted while the log was surveyed.
 pub struct OnePass {
@@ -27,12 +31,12 @@ pub struct OnePass {
     pub db: String,
     /// Its schema records (as the load takes them) when its conversion began.
     schema: Option<Vec<(String, String, String)>>,
-    /// The run records, a version 2 trace of them alone.
-    pub work: PathBuf,
-    /// What the work file holds.
-    pub totals: TraceTotals,
+    /// The run records, a version 2 scratch trace of them alone.
+    pub runs: Blocks,
     pub converted: Converted,
     pub log_creates_tables: bool,
+    /// The statistics of the load the schema makes and of these records after it.
+    pub stats: TraceFeed,
 }
 
 impl OnePass {
@@ -58,7 +62,8 @@ fn log_schema(survey: &Survey, db: &str) -> Option<Vec<(String, String, String)>
 }
 
 /// Survey the log into `survey` and convert the guessed database's statements into
-/// `dir/runs.pbt` (header `header`); the conversion is `None` when it stopped (an error of
+/// `dir/runs.pbt` (header `header`), fed to the statistics after the load its schema makes;
+/// the conversion is `None` when it stopped (an error of
 /// its own: the second read meets it again, in its place).
 pub fn read(
     req: &ImportRequest,
@@ -69,17 +74,19 @@ pub fn read(
 ) -> Result<(LineCounts, Option<OnePass>)> {
     let work = dir.join("runs.pbt");
     // A work file that cannot be made leaves the conversion to the second read.
-    let mut writer = TraceWriter::create(&work, header, VERSION_2).ok();
+    let mut writer = TraceWriter::scratch(&work, header, VERSION_2).ok();
+    let mut stats = TraceFeed::new();
     let objects: OnceCell<HashSet<(String, String)>> = OnceCell::new();
     let mut conv: Option<Converter> = None;
     let mut guess: Option<String> = req.db.clone();
     let mut schema = None;
     let mut creates = false;
     let mut alive = writer.is_some();
-    let mut emit = |t: TimedOp| -> Result<()> {
+    let mut emit = |t: TimedOp, stats: &mut TraceFeed| -> Result<()> {
         if let Op::Sql { sql } | Op::SqlArgs { sql, .. } = &t.op {
             creates |= created_object(sql).is_some_and(|o| o.0 == "table");
         }
+        stats.run(&t);
         match writer.as_mut() {
             Some(w) => w.write_run(&t),
             None => Ok(()),
@@ -104,12 +111,19 @@ pub fn read(
                 let mut ordered = schema.clone().unwrap_or_default();
                 schema::order_objects(&mut ordered);
                 let load: Vec<String> = ordered.into_iter().map(|o| o.2).collect();
+                // The load as the pipeline writes it: what a trace can hold.
+                for sql in &load {
+                    let op = Op::Sql { sql: sql.clone() };
+                    if check_op(&op, &DataModel::Sql).is_ok() {
+                        stats.load(&op);
+                    }
+                }
                 schema::objects_of(&load)
             });
             conv = Some(Converter::new(&req.rules, objects));
         }
         if let Some(c) = conv.as_mut() {
-            if c.feed(s, &mut emit).is_err() {
+            if c.feed(s, &mut |t| emit(t, &mut stats)).is_err() {
                 alive = false;
             }
         }
@@ -118,10 +132,10 @@ pub fn read(
     let (Some(conv), Some(db), true) = (conv, guess, alive) else {
         return Ok((lines, None));
     };
-    let Ok(converted) = conv.finish(&mut emit) else {
+    let Ok(converted) = conv.finish(&mut |t| emit(t, &mut stats)) else {
         return Ok((lines, None));
     };
-    let Some(Ok(totals)) = writer.take().map(TraceWriter::finish) else {
+    let Some(Ok(runs)) = writer.take().map(TraceWriter::finish_scratch) else {
         return Ok((lines, None));
     };
     Ok((
@@ -129,10 +143,10 @@ pub fn read(
         Some(OnePass {
             db,
             schema,
-            work,
-            totals,
+            runs,
             converted,
             log_creates_tables: creates,
+            stats,
         }),
     ))
 }

@@ -5,6 +5,7 @@
 //! version 1 when nothing of version 2 is used (`--args inline --merge-connections`).
 
 use super::convert::{ArgsMode, Converter, Rules};
+use super::stats::file::TraceFeed;
 use super::{onepass, schema, source, LogRecord};
 use crate::error::{Error, Result, ResultExt};
 use crate::workload::model::DataModel;
@@ -63,8 +64,8 @@ pub struct ImportReport {
     pub check_failures: Vec<String>,
     pub check_failed: u64,
     pub digest: String,
-    /// The trace's statistics, read from the finished trace before it was delivered (a
-    /// writer never reads its own output back: it may be a pipe).
+    /// The trace's statistics, fed as the trace was written (a writer never reads its own
+    /// output back: it may be a pipe).
     #[serde(skip)]
     pub stats: Option<super::stats::Stats>,
 }
@@ -257,7 +258,10 @@ pub fn import<C: StatementCheck + ?Sized>(
     let mut header = work_header(req);
     // The work file is internal: an error about it is told of the output.
     let told = |e: Error| about_output(e, &work, &req.output);
-    let mut writer = TraceWriter::create(&work, &header, VERSION_2).map_err(told)?;
+    let mut writer = TraceWriter::scratch(&work, &header, VERSION_2).map_err(told)?;
+    // The statistics of the trace as written here, which is the final one unless the copy
+    // leaves records out or changes the version (it then feeds statistics of its own).
+    let mut stats = TraceFeed::new();
     let mut check = check.filter(|_| req.check).map(|db| Check {
         db,
         failing: HashSet::new(),
@@ -275,6 +279,7 @@ pub fn import<C: StatementCheck + ?Sized>(
             c.run(&op, None);
         }
         load_ops += 1;
+        stats.load(&op);
         writer.write_load(&op).map_err(told)
     };
     for sql in &load {
@@ -297,17 +302,17 @@ pub fn import<C: StatementCheck + ?Sized>(
         // trace takes the run blocks straight from the one read's file; else the work file
         // holds them after the load's.
         Some(one) => {
-            let told_runs = |e: Error| about_output(e, &one.work, &req.output);
+            let told_runs = |e: Error| about_output(e, &one.runs.path, &req.output);
             let apart = one.converted.dangling.is_empty() && version == VERSION_2;
             if !apart {
-                let runs = TraceReader::open(&one.work).map_err(told_runs)?;
-                writer.append_blocks(runs).map_err(told)?;
+                writer.append_written(&one.runs).map_err(told_runs)?;
             }
-            let mut written = writer.finish().map_err(told)?;
+            let mut written = writer.finish_scratch().map_err(told)?;
             if apart {
-                written.run_ops = one.totals.run_ops;
-                runs_apart = Some(one.work);
+                written.totals.run_ops = one.runs.totals.run_ops;
+                runs_apart = Some(one.runs);
             }
+            stats = one.stats;
             (counts, one.converted, written, one.log_creates_tables)
         }
         None => {
@@ -323,6 +328,7 @@ pub fn import<C: StatementCheck + ?Sized>(
                     c.run(&t.op, Some(seq));
                 }
                 seq += 1;
+                stats.run(&t);
                 writer.write_run(&t).map_err(told)
             };
             let lines = source::read(&req.input, fe, &mut |r| match anon(r) {
@@ -332,12 +338,8 @@ pub fn import<C: StatementCheck + ?Sized>(
                 _ => Ok(()),
             })?;
             let converted = conv.finish(&mut emit)?;
-            (
-                lines,
-                converted,
-                writer.finish().map_err(told)?,
-                log_creates_tables,
-            )
+            let written = writer.finish_scratch().map_err(told)?;
+            (lines, converted, written, log_creates_tables)
         }
     };
 
@@ -356,7 +358,7 @@ pub fn import<C: StatementCheck + ?Sized>(
     };
     // Only what `--dangling drop` and `--drop-failing` name is left out; else all is kept.
     let keeps_all = failing.is_empty() && converted.dangling.is_empty();
-    let (mut kept, mut seq) = (written.run_ops, written.run_ops);
+    let (mut kept, mut seq) = (written.totals.run_ops, written.totals.run_ops);
     if !keeps_all {
         (kept, seq) = (0, 0);
         for item in TraceReader::open(&work).map_err(told)? {
@@ -401,29 +403,23 @@ pub fn import<C: StatementCheck + ?Sized>(
     header.workload.run_ops = kept;
     header.workload.params = params(req, args);
     header.import = Some(info);
-    let finished = work_dir.path().join("trace.pbt");
-    let told_finished = |e: Error| about_output(told(e), &finished, &req.output);
+    // The final trace is written once, in place (a file appears whole when it is done), its
+    // statistics fed as it was made: nothing reads the output back (it may be a pipe).
     let totals = if keeps_all && version == VERSION_2 {
         // The work file's records are the final ones (the same delays: each is the idle time
         // to the next, as the copy would compute it), so its blocks are copied as they are.
-        let mut w = TraceWriter::create(&finished, &header, version).map_err(told_finished)?;
-        w.append_blocks(TraceReader::open(&work).map_err(told)?)
-            .map_err(told_finished)?;
+        let mut w = TraceWriter::create(&req.output, &header, version)?;
+        w.append_written(&written).map_err(told)?;
         if let Some(runs) = &runs_apart {
-            let told_runs = |e: Error| about_output(e, runs, &req.output);
-            w.append_blocks(TraceReader::open(runs).map_err(told_runs)?)
-                .map_err(told_finished)?;
+            w.append_written(runs)
+                .map_err(|e| about_output(e, &runs.path, &req.output))?;
         }
-        w.finish().map_err(told_finished)?
+        w.finish()?
     } else {
-        copy(&work, &finished, &header, version, &keep).map_err(told_finished)?
+        stats = TraceFeed::new();
+        copy(&work, &req.output, &header, version, &keep, &mut stats).map_err(told)?
     };
-    let mut stats = super::stats::file::of_file(&finished, "auto").map_err(told_finished)?;
-    stats
-        .source
-        .insert("file".into(), req.output.display().to_string());
-    crate::platform::atomic_file::AtomicFile::deliver(&finished, &req.output)
-        .input_err(format!("-o {}", req.output.display()))?;
+    let stats = stats.finish(&req.output, &header);
     let (check_failures, check_failed) = check.map_or((Vec::new(), 0), |c| (c.messages, c.failed));
     Ok(ImportReport {
         file: req.output.clone(),
@@ -513,13 +509,25 @@ fn copy(
     header: &TraceHeader,
     version: u16,
     keep: &dyn Fn(u64, &TimedOp) -> bool,
+    stats: &mut TraceFeed,
 ) -> Result<crate::workload::trace::TraceTotals> {
     let mut w = TraceWriter::create(output, header, version)?;
+    // What the trace holds of a record: version 1 keeps no place in the recording.
+    let write_run = |w: &mut TraceWriter, stats: &mut TraceFeed, mut t: TimedOp| {
+        if version == VERSION_1 {
+            t.recorded = None;
+        }
+        stats.run(&t);
+        w.write_run(&t)
+    };
     let mut pending: Option<TimedOp> = None;
     let mut seq = 0u64;
     for item in TraceReader::open(work)? {
         match item? {
-            TraceItem::Load(op) => w.write_load(&op)?,
+            TraceItem::Load(op) => {
+                stats.load(&op);
+                w.write_load(&op)?
+            }
             TraceItem::Run(t) => {
                 seq += 1;
                 if !keep(seq - 1, &t) {
@@ -533,7 +541,7 @@ fn copy(
                     p.delay_ns = next
                         .offset_ns
                         .saturating_sub(r.offset_ns + r.dur_ns.unwrap_or(0));
-                    w.write_run(&p)?;
+                    write_run(&mut w, stats, p)?;
                 }
                 pending = Some(t);
             }
@@ -541,7 +549,7 @@ fn copy(
     }
     if let Some(mut p) = pending {
         p.delay_ns = 0;
-        w.write_run(&p)?;
+        write_run(&mut w, stats, p)?;
     }
     w.finish()
 }
