@@ -54,7 +54,12 @@ pub struct TraceFeed {
     /// The time of a run record without its place in the recording: the delays before it.
     clock: u64,
     conn: String,
+    /// The names of the first connections, made once.
+    names: Vec<String>,
 }
+
+/// Connections whose names [`TraceFeed`] keeps made.
+const NAMED_CONNECTIONS: usize = 256;
 
 impl Default for TraceFeed {
     fn default() -> Self {
@@ -68,6 +73,7 @@ impl TraceFeed {
             c: Collector::new(),
             clock: 0,
             conn: String::new(),
+            names: Vec::new(),
         }
     }
 
@@ -93,10 +99,19 @@ impl TraceFeed {
             Some(r) => (r.conn, r.offset_ns, r.dur_ns),
             None => (0, self.clock, None),
         };
-        self.conn.clear();
-        let _ = write!(self.conn, "{conn}");
+        let conn = conn as usize;
+        let name = if conn < NAMED_CONNECTIONS {
+            while self.names.len() <= conn {
+                self.names.push(self.names.len().to_string());
+            }
+            &self.names[conn]
+        } else {
+            self.conn.clear();
+            let _ = write!(self.conn, "{conn}");
+            &self.conn
+        };
         self.c.add(Event {
-            conn: &self.conn,
+            conn: name,
             start_ns: start,
             dur_ns: dur,
             sql,
