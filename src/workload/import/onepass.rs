@@ -9,8 +9,9 @@
 //! Only for imports whose conversion needs nothing the survey decides but the database and the
 //! log's schema (no `--schema`, `--schema-from`, `--data-from`, `--infer-schema`, `--check`).
 
+use super::anonymize::Anonymizer;
+use super::convert::Rules;
 use super::convert::{Converted, Converter, Survey};
-use super::pipeline::ImportRequest;
 use super::source::{self, LineCounts};
 use super::sql::sqltext::created_object;
 use super::stats::file::TraceFeed;
@@ -47,13 +48,13 @@ impl OnePass {
     }
 }
 
-/// Whether `req` can be imported in one read.
-pub fn applies(req: &ImportRequest) -> bool {
-    req.schema_file.is_none()
-        && req.schema_from.is_none()
-        && req.data_from.is_none()
-        && !req.infer_schema
-        && !req.check
+/// What of an import the one read needs ([`pipeline`](super::pipeline) says when it applies).
+pub struct Asked<'a> {
+    pub input: &'a Path,
+    /// `--db`.
+    pub db: Option<&'a str>,
+    pub rules: &'a Rules,
+    pub anonymize: Option<&'a Anonymizer>,
 }
 
 /// The log's schema records of `db`, as the load takes them (none when empty).
@@ -66,7 +67,7 @@ fn log_schema(survey: &Survey, db: &str) -> Option<Vec<(String, String, String)>
 /// the conversion is `None` when it stopped (an error of
 /// its own: the second read meets it again, in its place).
 pub fn read(
-    req: &ImportRequest,
+    req: &Asked,
     fe: &FrontEnd,
     survey: &mut Survey,
     dir: &Path,
@@ -78,7 +79,7 @@ pub fn read(
     let mut stats = TraceFeed::new();
     let objects: OnceCell<HashSet<(String, String)>> = OnceCell::new();
     let mut conv: Option<Converter> = None;
-    let mut guess: Option<String> = req.db.clone();
+    let mut guess: Option<String> = req.db.map(str::to_string);
     let mut schema = None;
     let mut creates = false;
     let mut alive = writer.is_some();
@@ -92,8 +93,8 @@ pub fn read(
             None => Ok(()),
         }
     };
-    let lines = source::read(&req.input, fe, &mut |mut r| {
-        if let Some(a) = &req.anonymize {
+    let lines = source::read(req.input, fe, &mut |mut r| {
+        if let Some(a) = req.anonymize {
             a.apply(&mut r);
         }
         survey.add(&r)?;
@@ -120,7 +121,7 @@ pub fn read(
                 }
                 schema::objects_of(&load)
             });
-            conv = Some(Converter::new(&req.rules, objects));
+            conv = Some(Converter::new(req.rules, objects));
         }
         if let Some(c) = conv.as_mut() {
             if c.feed(s, &mut |t| emit(t, &mut stats)).is_err() {

@@ -197,9 +197,22 @@ pub fn import<C: StatementCheck + ?Sized>(
     };
     // The survey and, where it can be, the conversion in one read (else a second read
     // converts); the work directory is made first for it, when it can be made.
-    let early_dir = onepass::applies(req).then(|| made().ok()).flatten();
+    // Only where the conversion needs nothing the survey decides but the database and the
+    // log's schema.
+    let one_read = req.schema_file.is_none()
+        && req.schema_from.is_none()
+        && req.data_from.is_none()
+        && !req.infer_schema
+        && !req.check;
+    let early_dir = one_read.then(|| made().ok()).flatten();
+    let asked = onepass::Asked {
+        input: &req.input,
+        db: req.db.as_deref(),
+        rules: &req.rules,
+        anonymize: req.anonymize.as_ref(),
+    };
     let (counts, one) = match &early_dir {
-        Some(d) => onepass::read(req, fe, &mut survey, d.path(), &work_header(req))?,
+        Some(d) => onepass::read(&asked, fe, &mut survey, d.path(), &work_header(req))?,
         None => (
             source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?,
             None,

@@ -69,6 +69,19 @@ fn words(sql: &str, n: usize) -> Vec<String> {
 /// from the first token `words` keeps; a qualified name joined after it has a `.`, so it is
 /// no keyword either.
 fn first_word_in(sql: &str, keywords: &[&str]) -> bool {
+    // A text that starts with a letter starts with its first word (but for `X'…'`, a blob),
+    // so no keyword that starts with another letter can be it: answered without the lexer.
+    if let Some(&c) = sql.as_bytes().first() {
+        let starts = |k: &&str| {
+            k.as_bytes()
+                .first()
+                .is_some_and(|f| f.eq_ignore_ascii_case(&c))
+        };
+        if c.is_ascii_alphabetic() && !c.eq_ignore_ascii_case(&b'x') && !keywords.iter().any(starts)
+        {
+            return false;
+        }
+    }
     let Some(t) = tokens(sql).find(|t| match t.kind {
         Kind::Word | Kind::Number => true,
         Kind::QuotedIdent | Kind::Str => t.text.len() >= 2 && !t.open,
