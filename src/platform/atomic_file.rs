@@ -3,8 +3,9 @@
 //! without commit, the partial file is removed, so a failed command never leaves half a trace
 //! or half an export behind. Standard output, a character device, a FIFO or a socket
 //! (`-`, `/dev/stdout`, `/dev/null`, a pipe) is written into directly and never replaced;
-//! anything else that is not a file is refused (the rule is `output::target`'s). [`AtomicCsv`]
-//! is the same for CSV files, written with the `csv` crate.
+//! anything else that is not a file is refused (the rule is `output::target`'s). A scratch
+//! file ([`AtomicFile::scratch`], in a folder of the command's own) is written plainly.
+//! [`AtomicCsv`] is the same for CSV files, written with the `csv` crate.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

@@ -1,7 +1,9 @@
 //! Writes a trace: header, then load blocks, then run blocks, then the end block. Records are
 //! buffered into blocks of about 64 KiB, so memory stays flat whatever the trace length. The
 //! file is written under a temporary name and renamed into place by [`TraceWriter::finish`], so
-//! a failed generation never leaves a half-written trace behind.
+//! a failed generation never leaves a half-written trace behind. A scratch trace (a work file
+//! in a command's own temporary folder) is written plainly, and its blocks can be appended
+//! to another trace as they are stored ([`TraceWriter::append_written`]).
 
 use super::codec::{put_op, put_recorded, put_varint};
 use super::{TraceHeader, TraceTotals, MAGIC, VERSION_1, VERSION_2};

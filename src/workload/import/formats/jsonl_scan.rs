@@ -368,6 +368,13 @@ mod tests {
 
     #[test]
     fn every_other_shape_is_left_to_serde_json() {
+        // A control byte inside a string (serde_json refuses it), wherever it stands.
+        for at in [1, 7, 8, 9, 30] {
+            let text = format!("{}\t{}", "a".repeat(at), "b".repeat(40 - at));
+            let line = format!(r#"{{"statement":{{"t_ns":1,"sql":"{text}"}}}}"#);
+            assert_eq!(statement(&line), None, "{line}");
+            assert_eq!(serde(&line), None, "{line}");
+        }
         for line in [
             r#"{"statement": {"t_ns":1,"sql":"x"}}"#,
             r#"{"statement":{"t_ns":1,"sql":"x","sql":"y"}}"#,

@@ -281,4 +281,20 @@ mod tests {
             TxnStep::Release("s1".into())
         );
     }
+
+    #[test]
+    fn the_first_word_is_found_past_comments_quotes_and_a_blob_and_in_any_case() {
+        assert!(first_word_in("create table t(a)", &["CREATE"]));
+        assert!(first_word_in("Commit", &["BEGIN", "COMMIT"]));
+        assert!(!first_word_in("INSERT INTO t VALUES(1)", &["CREATE"]));
+        assert!(!first_word_in("CREATED", &["CREATE"]));
+        assert!(first_word_in(
+            "-- a note\n  /* x */ CREATE TABLE t(a)",
+            &["CREATE"]
+        ));
+        assert!(first_word_in("\"create\" TABLE t(a)", &["CREATE"]));
+        // `X'…'` is a blob, not a word: the first word follows it.
+        assert!(first_word_in("X'00' BEGIN", &["BEGIN"]));
+        assert!(!first_word_in("Xcreate", &["CREATE"]));
+    }
 }
