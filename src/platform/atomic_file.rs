@@ -3,8 +3,9 @@
 //! without commit, the partial file is removed, so a failed command never leaves half a trace
 //! or half an export behind. Standard output, a character device, a FIFO or a socket
 //! (`-`, `/dev/stdout`, `/dev/null`, a pipe) is written into directly and never replaced;
-//! anything else that is not a file is refused (the rule is `output::target`'s). [`AtomicCsv`]
-//! is the same for CSV files, written with the `csv` crate.
+//! anything else that is not a file is refused (the rule is `output::target`'s). A scratch
+//! file ([`AtomicFile::scratch`], in a folder of the command's own) is written plainly.
+//! [`AtomicCsv`] is the same for CSV files, written with the `csv` crate.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -84,6 +85,35 @@ impl AtomicFile {
         let n = std::io::copy(&mut File::open(from)?, out.writer())?;
         out.commit()?;
         Ok(n)
+    }
+
+    /// A scratch file at `path` (in a folder of the command's own, removed with it), created
+    /// new and written plainly: neither synced nor renamed, as nothing outlives the command.
+    pub fn scratch(path: &Path) -> std::io::Result<Self> {
+        Ok(AtomicFile {
+            _cleanup: None,
+            out: BufWriter::with_capacity(256 * 1024, File::create(path)?),
+            temp: PathBuf::new(),
+            written: 0,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Append the `len` bytes of the file `from` that start at `offset`, copied by the kernel
+    /// where it can (`copy_file_range`, else `sendfile`), not through this process.
+    pub fn append_from(&mut self, from: &Path, offset: u64, len: u64) -> std::io::Result<()> {
+        use std::io::{Read, Seek};
+        let mut file = File::open(from)?;
+        file.seek(std::io::SeekFrom::Start(offset))?;
+        let n = std::io::copy(&mut file.take(len), &mut self.out)?;
+        self.written += n;
+        if n != len {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("{} is shorter than expected", from.display()),
+            ));
+        }
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {

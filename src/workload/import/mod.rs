@@ -7,7 +7,8 @@
 //!   [`source`] reads a file through one of them (auto-detection, bounded lines).
 //! - [`record`]: the statement log form every front end produces.
 //! - [`sql`]: reading SQL text without a parser (lexer, parameters, settings, kept words).
-//! - [`pipeline`]: `trace import` end to end; [`convert`] the conversion rules, [`schema`] the
+//! - [`pipeline`]: `trace import` end to end ([`onepass`]: in one read of the log where it
+//!   can be); [`convert`] the conversion rules, [`schema`] the
 //!   schema sources, [`infer`] `--infer-schema`, [`anonymize`] `--anonymize`, [`merged`] a
 //!   version 2 trace merged into one connection.
 //! - [`stats`]: `trace stats` over a log or a trace.
@@ -22,6 +23,7 @@ pub mod convert;
 pub mod formats;
 pub mod infer;
 pub mod merged;
+pub mod onepass;
 pub mod pipeline;
 pub mod record;
 pub mod schema;

@@ -1,10 +1,12 @@
 //! `trace import` end to end: choose the front end, survey the log, write the schema and the
 //! converted statements to a version 2 work file (running each once on an in-memory SQLite
-//! with `--check`), then copy it into the final trace with its header: version 1 when nothing
-//! of version 2 is used (`--args inline --merge-connections`).
+//! with `--check`; surveyed and converted in one read where [`onepass`] can), then copy it
+//! into the final trace with its header (its blocks as they are when nothing is left out):
+//! version 1 when nothing of version 2 is used (`--args inline --merge-connections`).
 
 use super::convert::{ArgsMode, Converter, Rules};
-use super::{schema, source, LogRecord};
+use super::stats::file::TraceFeed;
+use super::{onepass, schema, source, LogRecord};
 use crate::error::{Error, Result, ResultExt};
 use crate::workload::model::DataModel;
 use crate::workload::op::{Op, TimedOp};
@@ -62,8 +64,8 @@ pub struct ImportReport {
     pub check_failures: Vec<String>,
     pub check_failed: u64,
     pub digest: String,
-    /// The trace's statistics, read from the finished trace before it was delivered (a
-    /// writer never reads its own output back: it may be a pipe).
+    /// The trace's statistics, fed as the trace was written (a writer never reads its own
+    /// output back: it may be a pipe).
     #[serde(skip)]
     pub stats: Option<super::stats::Stats>,
 }
@@ -184,11 +186,43 @@ pub fn import<C: StatementCheck + ?Sized>(
     };
     let fe = source::choose(&req.input, &req.format)?;
     let mut survey = super::convert::Survey::default();
-    let counts = source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?;
+    // Beside the output when it is a file (so the work has room where the trace goes), else in
+    // the temporary directory; removed on every signal.
+    let made = || {
+        let dir = match crate::output::target::kind(&req.output) {
+            Ok(crate::output::target::Target::File(at)) => crate::limits::dir_of(&at).to_path_buf(),
+            _ => std::env::temp_dir(),
+        };
+        crate::platform::cleanup::TempDir::new(".pocketbench-import-", Some(&dir))
+    };
+    // The survey and, where it can be, the conversion in one read (else a second read
+    // converts); the work directory is made first for it, when it can be made.
+    // Only where the conversion needs nothing the survey decides but the database and the
+    // log's schema.
+    let one_read = req.schema_file.is_none()
+        && req.schema_from.is_none()
+        && req.data_from.is_none()
+        && !req.infer_schema
+        && !req.check;
+    let early_dir = one_read.then(|| made().ok()).flatten();
+    let asked = onepass::Asked {
+        input: &req.input,
+        db: req.db.as_deref(),
+        rules: &req.rules,
+        anonymize: req.anonymize.as_ref(),
+    };
+    let (counts, one) = match &early_dir {
+        Some(d) => onepass::read(&asked, fe, &mut survey, d.path(), &work_header(req))?,
+        None => (
+            source::read(&req.input, fe, &mut |r| survey.add(&anon(r)))?,
+            None,
+        ),
+    };
     if survey.statements.values().all(|n| *n == 0) {
         return Err(source::nothing_read(&req.input, fe, &counts));
     }
     let db = survey.choose(req.db.as_deref())?;
+    let one = one.filter(|o| o.holds(&db, &survey));
     let (load, schema_kind) = if let Some(f) = &req.schema_file {
         (schema::from_file(f)?, "file")
     } else if let Some(f) = &req.schema_from {
@@ -229,40 +263,18 @@ pub fn import<C: StatementCheck + ?Sized>(
         objects.insert(("table".into(), t.table.to_ascii_lowercase()));
     }
 
-    // Beside the output when it is a file (so the work has room where the trace goes), else in
-    // the temporary directory; removed on every signal.
-    let dir = match crate::output::target::kind(&req.output) {
-        Ok(crate::output::target::Target::File(at)) => crate::limits::dir_of(&at).to_path_buf(),
-        _ => std::env::temp_dir(),
+    let work_dir = match early_dir {
+        Some(d) => d,
+        None => made().input_err(format!("-o {}: cannot write there", req.output.display()))?,
     };
-    let work_dir = crate::platform::cleanup::TempDir::new(".pocketbench-import-", Some(&dir))
-        .input_err(format!("-o {}: cannot write there", req.output.display()))?;
     let work = work_dir.path().join("work.pbt");
-    let mut header = TraceHeader {
-        workload: WorkloadInfo {
-            name: req
-                .input
-                .file_name()
-                .map_or("import".into(), |n| n.to_string_lossy().into_owned()),
-            source: "import".into(),
-            model: DataModel::Sql,
-            load_ops: 0,
-            run_ops: 0,
-            params: BTreeMap::new(),
-            recorded_delays: true,
-            initial_delay_ns: 0,
-        },
-        delay: "recorded".into(),
-        seed: 0,
-        generator: crate::TOOL_VERSION.to_string(),
-        import: Some(ImportInfo {
-            connections: crate::limits::MAX_CONNECTIONS as u32,
-            ..Default::default()
-        }),
-    };
+    let mut header = work_header(req);
     // The work file is internal: an error about it is told of the output.
     let told = |e: Error| about_output(e, &work, &req.output);
-    let mut writer = TraceWriter::create(&work, &header, VERSION_2).map_err(told)?;
+    let mut writer = TraceWriter::scratch(&work, &header, VERSION_2).map_err(told)?;
+    // The statistics of the trace as written here, which is the final one unless the copy
+    // leaves records out or changes the version (it then feeds statistics of its own).
+    let mut stats = TraceFeed::new();
     let mut check = check.filter(|_| req.check).map(|db| Check {
         db,
         failing: HashSet::new(),
@@ -280,6 +292,7 @@ pub fn import<C: StatementCheck + ?Sized>(
             c.run(&op, None);
         }
         load_ops += 1;
+        stats.load(&op);
         writer.write_load(&op).map_err(told)
     };
     for sql in &load {
@@ -291,26 +304,57 @@ pub fn import<C: StatementCheck + ?Sized>(
     if let Some(f) = &req.data_from {
         schema::each_row(f, req.rules.args == ArgsMode::Inline, &mut load_op)?;
     }
-    let mut conv = Converter::new(&req.rules, &objects);
-    let mut seq = 0u64;
-    let mut log_creates_tables = false;
-    let mut emit = |t: TimedOp| -> Result<()> {
-        if let Op::Sql { sql } | Op::SqlArgs { sql, .. } = &t.op {
-            log_creates_tables |=
-                super::sql::sqltext::created_object(sql).is_some_and(|o| o.0 == "table");
-        }
-        if let Some(c) = check.as_mut() {
-            c.run(&t.op, Some(seq));
-        }
-        seq += 1;
-        writer.write_run(&t).map_err(told)
+    let version = if req.rules.args == ArgsMode::Inline && req.rules.merge_connections {
+        VERSION_1
+    } else {
+        VERSION_2
     };
-    let lines = source::read(&req.input, fe, &mut |r| match anon(r) {
-        LogRecord::Statement(s) if s.db.as_deref().unwrap_or("") == db => conv.feed(s, &mut emit),
-        _ => Ok(()),
-    })?;
-    let converted = conv.finish(&mut emit)?;
-    let written = writer.finish().map_err(told)?;
+    let mut runs_apart = None;
+    let (lines, converted, written, log_creates_tables) = match one {
+        // Converted in the one read: with nothing to leave out and the version kept, the final
+        // trace takes the run blocks straight from the one read's file; else the work file
+        // holds them after the load's.
+        Some(one) => {
+            let told_runs = |e: Error| about_output(e, &one.runs.path, &req.output);
+            let apart = one.converted.dangling.is_empty() && version == VERSION_2;
+            if !apart {
+                writer.append_written(&one.runs).map_err(told_runs)?;
+            }
+            let mut written = writer.finish_scratch().map_err(told)?;
+            if apart {
+                written.totals.run_ops = one.runs.totals.run_ops;
+                runs_apart = Some(one.runs);
+            }
+            stats = one.stats;
+            (counts, one.converted, written, one.log_creates_tables)
+        }
+        None => {
+            let mut conv = Converter::new(&req.rules, &objects);
+            let mut seq = 0u64;
+            let mut log_creates_tables = false;
+            let mut emit = |t: TimedOp| -> Result<()> {
+                if let Op::Sql { sql } | Op::SqlArgs { sql, .. } = &t.op {
+                    log_creates_tables |=
+                        super::sql::sqltext::created_object(sql).is_some_and(|o| o.0 == "table");
+                }
+                if let Some(c) = check.as_mut() {
+                    c.run(&t.op, Some(seq));
+                }
+                seq += 1;
+                stats.run(&t);
+                writer.write_run(&t).map_err(told)
+            };
+            let lines = source::read(&req.input, fe, &mut |r| match anon(r) {
+                LogRecord::Statement(s) if s.db.as_deref().unwrap_or("") == db => {
+                    conv.feed(s, &mut emit)
+                }
+                _ => Ok(()),
+            })?;
+            let converted = conv.finish(&mut emit)?;
+            let written = writer.finish_scratch().map_err(told)?;
+            (lines, converted, written, log_creates_tables)
+        }
+    };
 
     let mut dropped = lines.dropped.clone();
     dropped.extend(load_dropped);
@@ -327,7 +371,7 @@ pub fn import<C: StatementCheck + ?Sized>(
     };
     // Only what `--dangling drop` and `--drop-failing` name is left out; else all is kept.
     let keeps_all = failing.is_empty() && converted.dangling.is_empty();
-    let (mut kept, mut seq) = (written.run_ops, written.run_ops);
+    let (mut kept, mut seq) = (written.totals.run_ops, written.totals.run_ops);
     if !keeps_all {
         (kept, seq) = (0, 0);
         for item in TraceReader::open(&work).map_err(told)? {
@@ -348,11 +392,6 @@ pub fn import<C: StatementCheck + ?Sized>(
             *dropped.entry(why.into()).or_default() += n;
         }
     }
-    let version = if req.rules.args == ArgsMode::Inline && req.rules.merge_connections {
-        VERSION_1
-    } else {
-        VERSION_2
-    };
     let args = match req.rules.args {
         ArgsMode::Bind => "bind",
         ArgsMode::Inline => "inline",
@@ -377,24 +416,23 @@ pub fn import<C: StatementCheck + ?Sized>(
     header.workload.run_ops = kept;
     header.workload.params = params(req, args);
     header.import = Some(info);
-    let finished = work_dir.path().join("trace.pbt");
-    let told_finished = |e: Error| about_output(told(e), &finished, &req.output);
+    // The final trace is written once, in place (a file appears whole when it is done), its
+    // statistics fed as it was made: nothing reads the output back (it may be a pipe).
     let totals = if keeps_all && version == VERSION_2 {
         // The work file's records are the final ones (the same delays: each is the idle time
         // to the next, as the copy would compute it), so its blocks are copied as they are.
-        let mut w = TraceWriter::create(&finished, &header, version).map_err(told_finished)?;
-        w.append_blocks(TraceReader::open(&work).map_err(told)?)
-            .map_err(told_finished)?;
-        w.finish().map_err(told_finished)?
+        let mut w = TraceWriter::create(&req.output, &header, version)?;
+        w.append_written(&written).map_err(told)?;
+        if let Some(runs) = &runs_apart {
+            w.append_written(runs)
+                .map_err(|e| about_output(e, &runs.path, &req.output))?;
+        }
+        w.finish()?
     } else {
-        copy(&work, &finished, &header, version, &keep).map_err(told_finished)?
+        stats = TraceFeed::new();
+        copy(&work, &req.output, &header, version, &keep, &mut stats).map_err(told)?
     };
-    let mut stats = super::stats::file::of_file(&finished, "auto").map_err(told_finished)?;
-    stats
-        .source
-        .insert("file".into(), req.output.display().to_string());
-    crate::platform::atomic_file::AtomicFile::deliver(&finished, &req.output)
-        .input_err(format!("-o {}", req.output.display()))?;
+    let stats = stats.finish(&req.output, &header);
     let (check_failures, check_failed) = check.map_or((Vec::new(), 0), |c| (c.messages, c.failed));
     Ok(ImportReport {
         file: req.output.clone(),
@@ -418,6 +456,32 @@ pub fn import<C: StatementCheck + ?Sized>(
         digest: totals.digest_hex(),
         stats: Some(stats),
     })
+}
+
+/// The work file's header (the final one is written when the import is done).
+fn work_header(req: &ImportRequest) -> TraceHeader {
+    TraceHeader {
+        workload: WorkloadInfo {
+            name: req
+                .input
+                .file_name()
+                .map_or("import".into(), |n| n.to_string_lossy().into_owned()),
+            source: "import".into(),
+            model: DataModel::Sql,
+            load_ops: 0,
+            run_ops: 0,
+            params: BTreeMap::new(),
+            recorded_delays: true,
+            initial_delay_ns: 0,
+        },
+        delay: "recorded".into(),
+        seed: 0,
+        generator: crate::TOOL_VERSION.to_string(),
+        import: Some(ImportInfo {
+            connections: crate::limits::MAX_CONNECTIONS as u32,
+            ..Default::default()
+        }),
+    }
 }
 
 /// `e`, naming `output` where it named the internal work file `work`.
@@ -458,13 +522,25 @@ fn copy(
     header: &TraceHeader,
     version: u16,
     keep: &dyn Fn(u64, &TimedOp) -> bool,
+    stats: &mut TraceFeed,
 ) -> Result<crate::workload::trace::TraceTotals> {
     let mut w = TraceWriter::create(output, header, version)?;
+    // What the trace holds of a record: version 1 keeps no place in the recording.
+    let write_run = |w: &mut TraceWriter, stats: &mut TraceFeed, mut t: TimedOp| {
+        if version == VERSION_1 {
+            t.recorded = None;
+        }
+        stats.run(&t);
+        w.write_run(&t)
+    };
     let mut pending: Option<TimedOp> = None;
     let mut seq = 0u64;
     for item in TraceReader::open(work)? {
         match item? {
-            TraceItem::Load(op) => w.write_load(&op)?,
+            TraceItem::Load(op) => {
+                stats.load(&op);
+                w.write_load(&op)?
+            }
             TraceItem::Run(t) => {
                 seq += 1;
                 if !keep(seq - 1, &t) {
@@ -478,7 +554,7 @@ fn copy(
                     p.delay_ns = next
                         .offset_ns
                         .saturating_sub(r.offset_ns + r.dur_ns.unwrap_or(0));
-                    w.write_run(&p)?;
+                    write_run(&mut w, stats, p)?;
                 }
                 pending = Some(t);
             }
@@ -486,7 +562,7 @@ fn copy(
     }
     if let Some(mut p) = pending {
         p.delay_ns = 0;
-        w.write_run(&p)?;
+        write_run(&mut w, stats, p)?;
     }
     w.finish()
 }

@@ -95,14 +95,20 @@ pub enum LogRecord {
     Schema(SchemaRecord),
 }
 
-/// A blob argument's hex as bytes; `None` when it is not hex.
+/// A blob argument's hex as bytes; `None` when it is not hex. Each pair of characters is read
+/// as `u8::from_str_radix(pair, 16)` reads it (a `+` before one digit included).
 pub fn blob_bytes(hex: &str) -> Option<Vec<u8>> {
     if !hex.len().is_multiple_of(2) {
         return None;
     }
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    hex.as_bytes()
+        .chunks_exact(2)
+        .map(|pair| match (pair[0], digit(pair[0]), digit(pair[1])) {
+            (_, Some(hi), Some(lo)) => Some(hi << 4 | lo),
+            (b'+', None, Some(lo)) => Some(lo),
+            _ => None,
+        })
         .collect()
 }
 
@@ -119,6 +125,25 @@ impl StatementRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blob_hex_reads_as_from_str_radix_reads_each_pair() {
+        let radix = |hex: &str| -> Option<Vec<u8>> {
+            if !hex.len().is_multiple_of(2) {
+                return None;
+            }
+            (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+                .collect()
+        };
+        for hex in [
+            "", "00ff", "0F", "+f", "++", "-f", "f+", "0g", "abc", "é0", "0é", "A1b2",
+        ] {
+            assert_eq!(blob_bytes(hex), radix(hex), "{hex}");
+        }
+        assert_eq!(blob_bytes("+fA0"), Some(vec![15, 160]));
+    }
 
     #[test]
     fn a_statement_line_round_trips_with_typed_arguments() {

@@ -98,11 +98,10 @@ pub fn nothing_read(path: &Path, fe: &FrontEnd, counts: &LineCounts) -> Error {
 /// Why a record no statement log may hold is dropped: SQL with a NUL byte (SQLite would stop
 /// reading there, and a trace cannot hold it), whichever front end read it.
 fn unusable(r: &LogRecord) -> Option<&'static str> {
+    let has_nul = |s: &str| memchr::memchr(0, s.as_bytes()).is_some();
     let nul = match r {
-        LogRecord::Statement(s) => {
-            s.sql.contains('\0') || s.expanded.as_ref().is_some_and(|e| e.contains('\0'))
-        }
-        LogRecord::Schema(s) => s.sql.contains('\0'),
+        LogRecord::Statement(s) => has_nul(&s.sql) || s.expanded.as_deref().is_some_and(has_nul),
+        LogRecord::Schema(s) => has_nul(&s.sql),
     };
     nul.then_some("SQL statement contains a NUL byte")
 }

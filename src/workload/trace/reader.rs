@@ -325,7 +325,9 @@ pub fn check_op(op: &Op, model: &DataModel) -> std::result::Result<(), &'static 
         Op::Sql { sql } | Op::SqlArgs { sql, .. } if sql.len() as u64 > limits::MAX_SQL_BYTES => {
             Err("SQL statement above the size limit")
         }
-        Op::Sql { sql } | Op::SqlArgs { sql, .. } if sql.contains('\0') => {
+        Op::Sql { sql } | Op::SqlArgs { sql, .. }
+            if memchr::memchr(0, sql.as_bytes()).is_some() =>
+        {
             Err("SQL statement contains a NUL byte")
         }
         _ => Ok(()),

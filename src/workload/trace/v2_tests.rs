@@ -120,3 +120,53 @@ fn a_bound_statement_in_a_version_1_file_is_an_unknown_tag() {
     let e = read_all(&p).unwrap_err().to_string();
     assert!(e.ends_with("unknown operation tag"), "{e}");
 }
+
+#[test]
+fn a_scratch_traces_blocks_appended_make_the_trace_writing_its_records_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = header(2);
+    // Enough records for several blocks (about 64 KiB each).
+    let runs: Vec<TimedOp> = (0..6_000u32)
+        .map(|i| {
+            run(
+                i % 2,
+                u64::from(i) * 10,
+                vec![SqlValue::Text("x".repeat(40))],
+            )
+        })
+        .collect();
+    let direct = dir.path().join("direct.pbt");
+    write(&direct, &h, &runs).unwrap();
+    // The load in one scratch trace, the runs in another, both appended under the header.
+    let (load, rest) = (dir.path().join("load.pbt"), dir.path().join("runs.pbt"));
+    let mut w = TraceWriter::scratch(&load, &header(0), VERSION_2).unwrap();
+    w.write_load(&Op::Sql {
+        sql: "CREATE TABLE t(a)".into(),
+    })
+    .unwrap();
+    let load = w.finish_scratch().unwrap();
+    let mut w = TraceWriter::scratch(&rest, &header(0), VERSION_2).unwrap();
+    for r in &runs {
+        w.write_run(r).unwrap();
+    }
+    let rest = w.finish_scratch().unwrap();
+    assert_eq!(
+        (rest.totals.run_ops, rest.totals.total_delay_ns),
+        (6_000, 30_000)
+    );
+    let joined = dir.path().join("joined.pbt");
+    let mut w = TraceWriter::create(&joined, &h, VERSION_2).unwrap();
+    w.append_written(&load).unwrap();
+    w.append_written(&rest).unwrap();
+    let totals = w.finish().unwrap();
+    assert_eq!((totals.load_ops, totals.run_ops), (1, 6_000));
+    assert_eq!(
+        std::fs::read(&joined).unwrap(),
+        std::fs::read(&direct).unwrap()
+    );
+    assert_eq!(read_all(&joined).unwrap().len(), 6_001);
+    // Run blocks before load blocks are refused, as when writing the records.
+    let mut w = TraceWriter::create(&dir.path().join("bad.pbt"), &h, VERSION_2).unwrap();
+    w.append_written(&rest).unwrap();
+    assert!(w.append_written(&load).is_err());
+}

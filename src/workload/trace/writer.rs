@@ -1,7 +1,9 @@
 //! Writes a trace: header, then load blocks, then run blocks, then the end block. Records are
 //! buffered into blocks of about 64 KiB, so memory stays flat whatever the trace length. The
 //! file is written under a temporary name and renamed into place by [`TraceWriter::finish`], so
-//! a failed generation never leaves a half-written trace behind.
+//! a failed generation never leaves a half-written trace behind. A scratch trace (a work file
+//! in a command's own temporary folder) is written plainly, and its blocks can be appended
+//! to another trace as they are stored ([`TraceWriter::append_written`]).
 
 use super::codec::{put_op, put_recorded, put_varint};
 use super::{TraceHeader, TraceTotals, MAGIC, VERSION_1, VERSION_2};
@@ -45,8 +47,20 @@ impl Digest {
     }
 }
 
+/// The blocks a scratch trace holds: its file, the byte range they lie in, what they total.
+#[derive(Debug)]
+pub struct Blocks {
+    pub path: std::path::PathBuf,
+    pub version: u16,
+    start: u64,
+    end: u64,
+    pub totals: TraceTotals,
+}
+
 pub struct TraceWriter {
     out: AtomicFile,
+    /// Where the first block starts (the header's end).
+    blocks_start: u64,
     block: Vec<u8>,
     block_tag: u8,
     block_count: u32,
@@ -58,13 +72,26 @@ pub struct TraceWriter {
 impl TraceWriter {
     /// Start a trace of format `version` (1 or 2) at `path`.
     pub fn create(path: &Path, header: &TraceHeader, version: u16) -> Result<Self> {
+        let out =
+            AtomicFile::create(path).input_err(format!("cannot write trace {}", path.display()))?;
+        Self::start(out, path, header, version)
+    }
+
+    /// A scratch trace at `path`, in a folder of the command's own: not synced nor renamed
+    /// into place; [`TraceWriter::finish_scratch`] says where its blocks lie, for
+    /// [`TraceWriter::append_written`].
+    pub fn scratch(path: &Path, header: &TraceHeader, version: u16) -> Result<Self> {
+        let out = AtomicFile::scratch(path)
+            .input_err(format!("cannot write trace {}", path.display()))?;
+        Self::start(out, path, header, version)
+    }
+
+    fn start(mut out: AtomicFile, path: &Path, header: &TraceHeader, version: u16) -> Result<Self> {
         if version != VERSION_1 && version != VERSION_2 {
             return Err(Error::failed(format!(
                 "trace writer: no format version {version}"
             )));
         }
-        let mut out =
-            AtomicFile::create(path).input_err(format!("cannot write trace {}", path.display()))?;
         let json = serde_json::to_vec(header).run_err("trace header")?;
         let header_crc = crc32fast::hash(&json);
         let w = out.writer();
@@ -79,6 +106,7 @@ impl TraceWriter {
         .try_for_each(|part| w.write_all(part))
         .run_err(format!("writing trace {}", path.display()))?;
         Ok(TraceWriter {
+            blocks_start: out.written(),
             out,
             block: Vec::with_capacity(BLOCK_TARGET_BYTES + 4096),
             block_tag: TAG_LOAD,
@@ -152,6 +180,75 @@ impl TraceWriter {
             .total_delay_ns
             .saturating_add(totals.total_delay_ns);
         Ok(())
+    }
+
+    /// Append the blocks of a scratch trace of this writer's format version, as they are
+    /// stored: the bytes copied by the kernel, each block's frame read for the digest; the
+    /// same trace as [`TraceWriter::append_blocks`] makes of them.
+    pub fn append_written(&mut self, blocks: &Blocks) -> Result<()> {
+        use std::io::{BufReader, Read, Seek, SeekFrom};
+        if blocks.version != self.version {
+            return Err(Error::failed(format!(
+                "trace writer: blocks of a version {} trace appended to version {}",
+                blocks.version, self.version
+            )));
+        }
+        self.flush_block()?;
+        let from = blocks.path.display().to_string();
+        let bad = |e: std::io::Error| Error::failed(format!("reading trace {from}: {e}"));
+        let mut input =
+            BufReader::with_capacity(4096, std::fs::File::open(&blocks.path).map_err(bad)?);
+        input.seek(SeekFrom::Start(blocks.start)).map_err(bad)?;
+        let mut at = blocks.start;
+        let mut frame = [0u8; 13];
+        while at < blocks.end {
+            input.read_exact(&mut frame).map_err(bad)?;
+            let word =
+                |i: usize| u32::from_le_bytes([frame[i], frame[i + 1], frame[i + 2], frame[i + 3]]);
+            let (tag, count, len, crc) = (frame[0], word(1), word(5), word(9));
+            if tag == TAG_LOAD && self.totals.run_ops > 0 {
+                return Err(Error::failed(
+                    "trace writer: load operation after run operations",
+                ));
+            }
+            self.digest.add_block(tag, count, len, crc);
+            match tag {
+                TAG_LOAD => self.totals.load_ops += u64::from(count),
+                _ => self.totals.run_ops += u64::from(count),
+            }
+            self.block_tag = tag;
+            input.seek_relative(i64::from(len)).map_err(bad)?;
+            at += 13 + u64::from(len);
+        }
+        if at != blocks.end {
+            return Err(Error::failed(format!(
+                "trace {from}: blocks end past their end"
+            )));
+        }
+        let path = self.out.path().display().to_string();
+        self.out
+            .append_from(&blocks.path, blocks.start, blocks.end - blocks.start)
+            .run_err(format!("writing trace {path}"))?;
+        self.totals.total_delay_ns = self
+            .totals
+            .total_delay_ns
+            .saturating_add(blocks.totals.total_delay_ns);
+        Ok(())
+    }
+
+    /// [`TraceWriter::finish`] of a scratch trace: where its blocks lie.
+    pub fn finish_scratch(mut self) -> Result<Blocks> {
+        self.flush_block()?;
+        let (path, version) = (self.out.path().to_path_buf(), self.version);
+        let (start, end) = (self.blocks_start, self.out.written());
+        let totals = self.finish()?;
+        Ok(Blocks {
+            path,
+            version,
+            start,
+            end,
+            totals,
+        })
     }
 
     /// Flush the last block, write the end block, and move the file into place.

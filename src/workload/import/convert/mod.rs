@@ -1,7 +1,8 @@
 //! The conversion from a statement log ([`LogRecord`]s, whichever front end read them) to a
 //! replayable trace: the rules live here once. It reads the log twice, in constant memory
 //! apart from a bounded reorder buffer: a first pass counts statements per database and keeps
-//! the chosen database's schema records; a second converts, writing a version 2 work file;
+//! the chosen database's schema records; a second converts, writing a version 2 work file
+//! (the two are one read where [`onepass`](super::onepass) can guess the database);
 //! [`pipeline`](super::pipeline) then copies that into the final trace (dropping what
 //! `--dangling drop` and `--drop-failing` remove, with the final header).
 
@@ -66,6 +67,14 @@ pub fn value(a: &ArgValue) -> SqlValue {
     }
 }
 
+/// [`value`], taking the argument (its text moves, not copied).
+fn into_value(a: ArgValue) -> SqlValue {
+    match a {
+        ArgValue::Text(t) => SqlValue::Text(t),
+        a => value(&a),
+    }
+}
+
 /// A statement waiting in the reorder buffer: its start, its place in the log, and itself
 /// (boxed, so that the heap moves a pointer and not the record).
 struct Queued(u64, u64, Box<StatementRecord>);
@@ -114,6 +123,9 @@ pub struct Converter<'a> {
     rules: &'a Rules,
     /// Objects the load phase creates: a CREATE of one in the log is left out.
     schema: &'a HashSet<(String, String)>,
+    /// The reorder buffer: statements fed in start order (most of a log) queue at the back of
+    /// `in_order`; any other waits in `heap`. The earliest of their two fronts goes first.
+    in_order: VecDeque<Queued>,
     heap: BinaryHeap<Queued>,
     fed: u64,
     newest: u64,
@@ -141,6 +153,7 @@ impl<'a> Converter<'a> {
         Converter {
             rules,
             schema,
+            in_order: VecDeque::new(),
             heap: BinaryHeap::new(),
             fed: 0,
             newest: 0,
@@ -186,31 +199,69 @@ impl<'a> Converter<'a> {
         // A connection runs one statement at a time: never before its previous one (a
         // coarse duration can put an end-stamped start there).
         let key = connection_key(&s);
-        let last = self.conn_starts.entry(key).or_default();
+        let last = match self.conn_starts.get_mut(&*key) {
+            Some(last) => last,
+            None => self.conn_starts.entry(key.into_owned()).or_default(),
+        };
         let start = s.start_ns().max(*last);
         *last = start;
         let mut s = s;
         s.t_ns = start;
         s.stamp = crate::workload::import::record::Stamp::Start;
         self.newest = self.newest.max(start);
-        self.heap.push(Queued(start, self.fed, Box::new(s)));
+        let q = Queued(start, self.fed, Box::new(s));
+        if self.in_order.back().is_none_or(|b| b.0 <= start) {
+            self.in_order.push_back(q);
+        } else {
+            self.heap.push(q);
+        }
         self.fed += 1;
-        while let Some(top) = self.heap.peek() {
-            if self.heap.len() <= REORDER_MAX && top.0.saturating_add(REORDER_NS) > self.newest {
+        while let Some(first) = self.earliest() {
+            let queued = self.in_order.len() + self.heap.len();
+            if queued <= REORDER_MAX && first.saturating_add(REORDER_NS) > self.newest {
                 break;
             }
-            let Some(Queued(_, _, s)) = self.heap.pop() else {
+            let Some(s) = self.pop() else {
                 break;
             };
-            self.convert(*s, emit)?;
+            self.convert(s, emit)?;
         }
         Ok(())
     }
 
+    /// Whether the reorder buffer's next statement is the front of `in_order` (else the top
+    /// of `heap`); `None` when both are empty.
+    fn next_in_order(&self) -> Option<bool> {
+        match (self.in_order.front(), self.heap.peek()) {
+            (Some(a), Some(b)) => Some((a.0, a.1) < (b.0, b.1)),
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (None, None) => None,
+        }
+    }
+
+    /// The start of the reorder buffer's next statement.
+    fn earliest(&self) -> Option<u64> {
+        let q = match self.next_in_order()? {
+            true => self.in_order.front(),
+            false => self.heap.peek(),
+        };
+        q.map(|q| q.0)
+    }
+
+    /// Take the reorder buffer's next statement (earliest start, then log order).
+    fn pop(&mut self) -> Option<StatementRecord> {
+        let q = match self.next_in_order()? {
+            true => self.in_order.pop_front(),
+            false => self.heap.pop(),
+        };
+        q.map(|Queued(_, _, s)| *s)
+    }
+
     /// The log ended: convert what is queued and close what is left open.
     pub fn finish(mut self, emit: &mut dyn FnMut(TimedOp) -> Result<()>) -> Result<Converted> {
-        while let Some(Queued(_, _, s)) = self.heap.pop() {
-            self.convert(*s, emit)?;
+        while let Some(s) = self.pop() {
+            self.convert(s, emit)?;
         }
         // Still waiting at the end, behind a transaction the log never ended.
         let waiting = self.deferred.len() as u64;
@@ -266,7 +317,7 @@ impl<'a> Converter<'a> {
         }
         let key = connection_key(s);
         let n = self.conns.len() as u32;
-        if let Some(c) = self.conns.get(&key) {
+        if let Some(c) = self.conns.get(&*key) {
             return Ok(*c);
         }
         if u64::from(n) >= MAX_CONNECTIONS {
@@ -274,7 +325,7 @@ impl<'a> Converter<'a> {
                 "the log uses more than {MAX_CONNECTIONS} connections (the limit, see docs/limits.md); import with --merge-connections"
             )));
         }
-        self.conns.insert(key, n);
+        self.conns.insert(key.into_owned(), n);
         self.txns.push(Txn::default());
         Ok(n)
     }
@@ -316,7 +367,7 @@ impl<'a> Converter<'a> {
     }
 
     fn op(&self, s: StatementRecord) -> Option<Op> {
-        let args: Option<Vec<SqlValue>> = s.args.as_ref().map(|a| a.iter().map(value).collect());
+        let args: Option<Vec<SqlValue>> = s.args.map(|a| a.into_iter().map(into_value).collect());
         Some(match (self.rules.args, args) {
             (ArgsMode::Bind, Some(args)) if !args.is_empty() => Op::SqlArgs { sql: s.sql, args },
             (ArgsMode::Inline, Some(args)) if !args.is_empty() => Op::Sql {
@@ -352,7 +403,11 @@ impl<'a> Converter<'a> {
         s: StatementRecord,
         emit: &mut dyn FnMut(TimedOp) -> Result<()>,
     ) -> Result<()> {
-        let key = connection_key(&s);
+        // Only a merge keeps track of connections by their key here.
+        let key = match self.rules.merge_connections {
+            true => connection_key(&s).into_owned(),
+            false => String::new(),
+        };
         if self.rules.merge_connections
             && (self.owner.as_ref().is_some_and(|o| *o != key)
                 || self.deferred_by.contains_key(&key))
@@ -444,12 +499,12 @@ impl<'a> Converter<'a> {
 }
 
 /// What names a statement's connection: the log's connection, else its pid and tid.
-fn connection_key(s: &StatementRecord) -> String {
+fn connection_key(s: &StatementRecord) -> std::borrow::Cow<'_, str> {
     match (&s.conn, s.pid, s.tid) {
-        (Some(c), _, _) => c.clone(),
-        (None, Some(p), Some(t)) => format!("pid {p} tid {t}"),
-        (None, Some(p), None) => format!("pid {p}"),
-        _ => String::new(),
+        (Some(c), _, _) => c.as_str().into(),
+        (None, Some(p), Some(t)) => format!("pid {p} tid {t}").into(),
+        (None, Some(p), None) => format!("pid {p}").into(),
+        _ => "".into(),
     }
 }
 
@@ -464,9 +519,15 @@ pub struct Survey {
 impl Survey {
     pub fn add(&mut self, r: &LogRecord) -> Result<()> {
         let db = match r {
-            LogRecord::Statement(s) => s.db.clone().unwrap_or_default(),
-            LogRecord::Schema(s) => s.db.clone().unwrap_or_default(),
+            LogRecord::Statement(s) => s.db.as_deref().unwrap_or_default(),
+            LogRecord::Schema(s) => s.db.as_deref().unwrap_or_default(),
         };
+        // A statement of a database already counted: counted without copying its name.
+        if let (LogRecord::Statement(_), Some(n)) = (r, self.statements.get_mut(db)) {
+            *n += 1;
+            return Ok(());
+        }
+        let db = db.to_string();
         if !self.statements.contains_key(&db)
             && self.statements.len() as u64 >= crate::limits::MAX_LOG_DBS
         {

@@ -69,6 +69,19 @@ fn words(sql: &str, n: usize) -> Vec<String> {
 /// from the first token `words` keeps; a qualified name joined after it has a `.`, so it is
 /// no keyword either.
 fn first_word_in(sql: &str, keywords: &[&str]) -> bool {
+    // A text that starts with a letter starts with its first word (but for `X'…'`, a blob),
+    // so no keyword that starts with another letter can be it: answered without the lexer.
+    if let Some(&c) = sql.as_bytes().first() {
+        let starts = |k: &&str| {
+            k.as_bytes()
+                .first()
+                .is_some_and(|f| f.eq_ignore_ascii_case(&c))
+        };
+        if c.is_ascii_alphabetic() && !c.eq_ignore_ascii_case(&b'x') && !keywords.iter().any(starts)
+        {
+            return false;
+        }
+    }
     let Some(t) = tokens(sql).find(|t| match t.kind {
         Kind::Word | Kind::Number => true,
         Kind::QuotedIdent | Kind::Str => t.text.len() >= 2 && !t.open,
@@ -267,5 +280,21 @@ mod tests {
             txn_step("RELEASE SAVEPOINT s1"),
             TxnStep::Release("s1".into())
         );
+    }
+
+    #[test]
+    fn the_first_word_is_found_past_comments_quotes_and_a_blob_and_in_any_case() {
+        assert!(first_word_in("create table t(a)", &["CREATE"]));
+        assert!(first_word_in("Commit", &["BEGIN", "COMMIT"]));
+        assert!(!first_word_in("INSERT INTO t VALUES(1)", &["CREATE"]));
+        assert!(!first_word_in("CREATED", &["CREATE"]));
+        assert!(first_word_in(
+            "-- a note\n  /* x */ CREATE TABLE t(a)",
+            &["CREATE"]
+        ));
+        assert!(first_word_in("\"create\" TABLE t(a)", &["CREATE"]));
+        // `X'…'` is a blob, not a word: the first word follows it.
+        assert!(first_word_in("X'00' BEGIN", &["BEGIN"]));
+        assert!(!first_word_in("Xcreate", &["CREATE"]));
     }
 }

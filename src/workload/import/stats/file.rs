@@ -5,8 +5,8 @@
 use super::{Collector, Event, Stats, Top};
 use crate::error::Result;
 use crate::workload::import::{source, LogRecord};
-use crate::workload::op::Op;
-use crate::workload::trace::{TraceItem, TraceReader, MAGIC};
+use crate::workload::op::{Op, TimedOp};
+use crate::workload::trace::{TraceHeader, TraceItem, TraceReader, MAGIC};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::io::Read;
@@ -37,56 +37,111 @@ pub fn of_file(path: &Path, format: &str) -> Result<Stats> {
 fn of_trace(path: &Path) -> Result<Stats> {
     let reader = TraceReader::open(path)?;
     let header = reader.header().clone();
-    let mut source = BTreeMap::from([
-        ("file".to_string(), path.display().to_string()),
-        ("kind".to_string(), "trace".to_string()),
-        ("workload".to_string(), header.workload.name.clone()),
-    ]);
-    let mut dropped = BTreeMap::new();
-    if let Some(i) = &header.import {
-        source.insert("format".into(), i.format.clone());
-        source.insert("log".into(), i.source.clone());
-        source.insert("database".into(), i.db.clone());
-        source.insert("schema".into(), i.schema.clone());
-        if !i.anonymized.is_empty() {
-            source.insert("anonymized".into(), i.anonymized.join(","));
-        }
-        dropped = i.dropped.clone();
-    }
-    let mut c = Collector::new();
-    let mut clock = 0u64;
+    let mut feed = TraceFeed::new();
     for item in reader {
         match item? {
-            TraceItem::Load(Op::Sql { sql }) => c.schema(&sql),
-            TraceItem::Load(_) => {}
-            TraceItem::Run(t) => {
-                let kind;
-                let (sql, readonly) = match &t.op {
-                    Op::Sql { sql } | Op::SqlArgs { sql, .. } => (sql.as_str(), None),
-                    op => {
-                        kind = op.kind().name().to_ascii_uppercase();
-                        let reads = matches!(op, Op::Read { .. } | Op::Scan { .. });
-                        (kind.as_str(), Some(reads))
-                    }
-                };
-                let (conn, start, dur) = match t.recorded {
-                    Some(r) => (r.conn.to_string(), r.offset_ns, r.dur_ns),
-                    None => ("0".to_string(), clock, None),
-                };
-                c.add(Event {
-                    conn: &conn,
-                    start_ns: start,
-                    dur_ns: dur,
-                    sql,
-                    readonly,
-                });
-                clock = clock.saturating_add(t.delay_ns);
-            }
+            TraceItem::Load(op) => feed.load(&op),
+            TraceItem::Run(t) => feed.run(&t),
         }
     }
-    let mut stats = c.finish(source);
-    stats.dropped = dropped;
-    Ok(stats)
+    Ok(feed.finish(path, &header))
+}
+
+/// The statistics of a trace's records, fed in the trace's order: what `trace stats` reads
+/// from a trace, and what `trace import` feeds as it writes one (so it never reads it back).
+pub struct TraceFeed {
+    c: Collector,
+    /// The time of a run record without its place in the recording: the delays before it.
+    clock: u64,
+    conn: String,
+    /// The names of the first connections, made once.
+    names: Vec<String>,
+}
+
+/// Connections whose names [`TraceFeed`] keeps made.
+const NAMED_CONNECTIONS: usize = 256;
+
+impl Default for TraceFeed {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TraceFeed {
+    pub fn new() -> TraceFeed {
+        TraceFeed {
+            c: Collector::new(),
+            clock: 0,
+            conn: String::new(),
+            names: Vec::new(),
+        }
+    }
+
+    /// A load record: SQL is run on the classifying database.
+    pub fn load(&mut self, op: &Op) {
+        if let Op::Sql { sql } = op {
+            self.c.schema(sql);
+        }
+    }
+
+    /// A run record.
+    pub fn run(&mut self, t: &TimedOp) {
+        let kind;
+        let (sql, readonly) = match &t.op {
+            Op::Sql { sql } | Op::SqlArgs { sql, .. } => (sql.as_str(), None),
+            op => {
+                kind = op.kind().name().to_ascii_uppercase();
+                let reads = matches!(op, Op::Read { .. } | Op::Scan { .. });
+                (kind.as_str(), Some(reads))
+            }
+        };
+        let (conn, start, dur) = match t.recorded {
+            Some(r) => (r.conn, r.offset_ns, r.dur_ns),
+            None => (0, self.clock, None),
+        };
+        let conn = conn as usize;
+        let name = if conn < NAMED_CONNECTIONS {
+            while self.names.len() <= conn {
+                self.names.push(self.names.len().to_string());
+            }
+            &self.names[conn]
+        } else {
+            self.conn.clear();
+            let _ = write!(self.conn, "{conn}");
+            &self.conn
+        };
+        self.c.add(Event {
+            conn: name,
+            start_ns: start,
+            dur_ns: dur,
+            sql,
+            readonly,
+        });
+        self.clock = self.clock.saturating_add(t.delay_ns);
+    }
+
+    /// The statistics of the trace at `path` with `header`, once every record was fed.
+    pub fn finish(self, path: &Path, header: &TraceHeader) -> Stats {
+        let mut source = BTreeMap::from([
+            ("file".to_string(), path.display().to_string()),
+            ("kind".to_string(), "trace".to_string()),
+            ("workload".to_string(), header.workload.name.clone()),
+        ]);
+        let mut dropped = BTreeMap::new();
+        if let Some(i) = &header.import {
+            source.insert("format".into(), i.format.clone());
+            source.insert("log".into(), i.source.clone());
+            source.insert("database".into(), i.db.clone());
+            source.insert("schema".into(), i.schema.clone());
+            if !i.anonymized.is_empty() {
+                source.insert("anonymized".into(), i.anonymized.join(","));
+            }
+            dropped = i.dropped.clone();
+        }
+        let mut stats = self.c.finish(source);
+        stats.dropped = dropped;
+        stats
+    }
 }
 
 fn of_log(path: &Path, format: &str) -> Result<Stats> {

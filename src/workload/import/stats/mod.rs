@@ -66,6 +66,8 @@ struct Reading {
     shape: Rc<str>,
     verb: Rc<str>,
     step: TxnStep,
+    /// Where its shape is counted in [`Collector::shape_counts`].
+    slot: usize,
 }
 
 #[derive(Default)]
@@ -87,7 +89,9 @@ pub struct Collector {
     db: rusqlite::Connection,
     classes: HashMap<String, Class>,
     readings: HashMap<Box<str>, Reading>,
-    shapes: HashMap<String, Shape>,
+    /// Each shape counted (or `(other)`), and where in `shape_counts`.
+    shapes: HashMap<String, usize>,
+    shape_counts: Vec<Shape>,
     mix: BTreeMap<String, u64>,
     rw: BTreeMap<&'static str, u64>,
     txns: HashMap<String, Txn>,
@@ -188,6 +192,7 @@ impl Collector {
             classes: HashMap::default(),
             readings: HashMap::default(),
             shapes: HashMap::default(),
+            shape_counts: Vec::new(),
             mix: BTreeMap::new(),
             rw: BTreeMap::new(),
             txns: HashMap::default(),
@@ -224,8 +229,10 @@ impl Collector {
         if let Some(r) = self.readings.get(sql) {
             return r.clone();
         }
+        let shape: Rc<str> = lexer::fingerprint(sql).into();
         let r = Reading {
-            shape: lexer::fingerprint(sql).into(),
+            slot: self.slot(&shape),
+            shape,
             verb: lexer::verb(sql).into(),
             step: txn_step(sql),
         };
@@ -236,6 +243,22 @@ impl Collector {
             self.readings.insert(sql.into(), r.clone());
         }
         r
+    }
+
+    /// Where statements of `shape` are counted: its own entry while there is room for one
+    /// more, else `(other)`.
+    fn slot(&mut self, shape: &str) -> usize {
+        let key = if self.shapes.contains_key(shape) || self.shapes.len() < MAX_FINGERPRINTS {
+            shape
+        } else {
+            "(other)"
+        };
+        if let Some(at) = self.shapes.get(key) {
+            return *at;
+        }
+        self.shapes.insert(key.to_string(), self.shape_counts.len());
+        self.shape_counts.push(Shape::default());
+        self.shape_counts.len() - 1
     }
 
     fn class(&mut self, sql: &str, r: &Reading) -> Class {
@@ -288,17 +311,7 @@ impl Collector {
             self.durations.record(d);
         }
         self.busy_ns += dur;
-        let key = if self.shapes.contains_key(&*r.shape) || self.shapes.len() < MAX_FINGERPRINTS {
-            &*r.shape
-        } else {
-            "(other)"
-        };
-        if !self.shapes.contains_key(key) {
-            self.shapes.insert(key.to_string(), Shape::default());
-        }
-        let Some(s) = self.shapes.get_mut(key) else {
-            return;
-        };
+        let s = &mut self.shape_counts[r.slot];
         s.count += 1;
         s.total_ns += dur;
         if s.example.is_empty() {
@@ -396,7 +409,11 @@ impl Collector {
     /// The statistics so far; `source` and the line counts come from the caller.
     pub fn finish(self, source: BTreeMap<String, String>) -> Stats {
         let top = |by_time: bool| {
-            let mut v: Vec<(&String, &Shape)> = self.shapes.iter().collect();
+            let mut v: Vec<(&String, &Shape)> = self
+                .shapes
+                .iter()
+                .map(|(k, at)| (k, &self.shape_counts[*at]))
+                .collect();
             v.sort_by_key(|(k, s)| {
                 (
                     Reverse(if by_time { s.total_ns } else { s.count }),
