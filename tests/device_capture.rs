@@ -229,21 +229,25 @@ fn the_log_is_streamed_so_a_capture_longer_than_the_ring_buffer_keeps_its_first_
     assert!(!dump.contains("'note 75'"));
 }
 
+/// `device capture --package PACKAGE --duration 0s -o OUT` on the only phone.
+fn capture_now(d: &Devices, package: &str, out: &str) -> common::Outcome {
+    d.pb(&[
+        "device",
+        "capture",
+        "--package",
+        package,
+        "--duration",
+        "0s",
+        "-o",
+        out,
+    ])
+}
+
 #[test]
 fn without_run_as_or_root_the_schema_is_said_missing_and_a_bad_package_refused() {
     let d = Devices::new();
     d.app_phone("phone1", &app_log(), "");
-    let out = d.pb(&[
-        "device",
-        "capture",
-        "--package",
-        APP,
-        "--duration",
-        "0s",
-        "-o",
-        "n.jsonl",
-    ]);
-    let out = out.expect_ok();
+    let out = capture_now(&d, APP, "n.jsonl").expect_ok();
     assert!(
         out.stdout.contains(&format!(
             "schema not read: run-as: package not debuggable: {APP}; no root (/system/bin/sh: su: inaccessible or not found) (give it with trace import --schema)"
@@ -258,30 +262,12 @@ fn without_run_as_or_root_the_schema_is_said_missing_and_a_bad_package_refused()
         out.stdout
     );
 
-    let bad = d.pb(&[
-        "device",
-        "capture",
-        "--package",
-        "x;reboot",
-        "--duration",
-        "0s",
-        "-o",
-        "n.jsonl",
-    ]);
+    let bad = capture_now(&d, "x;reboot", "n.jsonl");
     assert_eq!(bad.code, Some(2));
     assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
 
     // The log and its raw logcat are a pair of files: standard output cannot take them.
-    let to_stdout = d.pb(&[
-        "device",
-        "capture",
-        "--package",
-        APP,
-        "--duration",
-        "0s",
-        "-o",
-        "-",
-    ]);
+    let to_stdout = capture_now(&d, APP, "-");
     assert_eq!(to_stdout.code, Some(2), "{}", to_stdout.stderr);
     assert!(
         to_stdout.stderr.contains("device capture writes two files"),
