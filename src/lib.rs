@@ -20,6 +20,7 @@ pub mod limits;
 pub mod models;
 pub mod output;
 pub mod platform;
+pub mod quick;
 pub mod report;
 pub mod results;
 pub mod run;

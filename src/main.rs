@@ -75,6 +75,23 @@ fn main() {
 
 /// clap's verdict on the command line: `--help` and `--version` print as clap prints them;
 /// a usage error becomes one line (clap's lines joined) and exit status 2.
+/// "did you mean" for a mistyped subcommand clap's own similarity misses (a transposition such
+/// as `rnu`): the subcommands of the command the words before it name.
+fn subcommand_hint() -> String {
+    let mut at = Cli::command();
+    for word in std::env::args().skip(1) {
+        match at.find_subcommand(&word) {
+            Some(next) => at = next.clone(),
+            None if word.starts_with('-') => continue,
+            None => {
+                let names: Vec<&str> = at.get_subcommands().map(|s| s.get_name()).collect();
+                return limits::did_you_mean(&word, names).replace(';', "\ntip:");
+            }
+        }
+    }
+    String::new()
+}
+
 fn usage_error(e: clap::Error) -> ! {
     use clap::error::ErrorKind;
     if matches!(
@@ -85,7 +102,10 @@ fn usage_error(e: clap::Error) -> ! {
     ) {
         e.exit();
     }
-    let text = e.to_string();
+    let mut text = e.to_string();
+    if e.kind() == ErrorKind::InvalidSubcommand && !text.contains("tip:") {
+        text.push_str(&subcommand_hint());
+    }
     let line = text
         .lines()
         .map(str::trim)

@@ -103,6 +103,19 @@ fn unknown_engine() {
 }
 
 #[test]
+fn a_mistyped_subcommand_is_named_with_the_one_meant() {
+    let sb = Sandbox::new();
+    // A transposition, which clap's own similarity does not catch, at the top and one down.
+    for (args, meant) in [
+        (&["rnu"][..], "did you mean 'run'?"),
+        (&["trace", "imprt"][..], "did you mean 'import'?"),
+        (&["reprot"][..], "'report'"),
+    ] {
+        assert_refused(&sb.pb(args), &["unrecognized subcommand", meant]);
+    }
+}
+
+#[test]
 fn unknown_engine_option() {
     let sb = Sandbox::new();
     assert_bad_run(&sb, &small_with(&["-o", "nope=1"]), &["-o nope", "sqlite"]);

@@ -4,8 +4,9 @@
 //! directory, so each finds what the ones before it wrote; the help's examples share one, in
 //! the tree's order. An example that cannot run exactly as written here carries a mark in
 //! tests/examples.toml (the format is in that file's header and in docs/ARCHITECTURE.md): not
-//! runnable here with the reason, made shorter by flags it adds or text it replaces (each
-//! replacement must match), prepared by a setup command, or expected to exit non-zero. Phones
+//! runnable here with the reason, text it replaces (each replacement must match), prepared by a
+//! setup command, or expected to exit non-zero. Every example runs in quick mode
+//! (`POCKETBENCH_QUICK=1`: long commands shorten themselves), so a long one needs no mark. Phones
 //! and boards are the fake adb and ssh of tests/fixtures/fake-device: an x86_64 phone and a
 //! board configured as `pi` in ~/.config/pocketbench/devices.toml. A mark that matches no
 //! example fails too, so the marks stay true as the docs change. Where a document shows what
@@ -64,8 +65,6 @@ struct Mark {
     example: String,
     /// Not runnable here: why.
     skip: Option<String>,
-    /// Flags added at the end (to shorten a long example).
-    append: Option<String>,
     /// (from, to) pairs replaced in the command; each must occur in it.
     #[serde(default)]
     replace: Vec<(String, String)>,
@@ -220,9 +219,6 @@ fn as_run(e: &Example, mark: Option<&Mark>) -> Result<String, String> {
         }
         c = c.replace(from.as_str(), to);
     }
-    if let Some(a) = &m.append {
-        c = format!("{c} {a}");
-    }
     Ok(c)
 }
 
@@ -316,7 +312,7 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
         let (code, err, stdout, stderr) = scratch.sh(&command);
         let secs = t0.elapsed().as_secs();
         if secs >= 10 {
-            eprintln!("{}: {command}: {secs} s (a mark can shorten it)", e.at);
+            eprintln!("{}: {command}: {secs} s", e.at);
         }
         t.run += 1;
         if command.contains("pocketbench device ") {

@@ -2,7 +2,7 @@
 //! `POCKETBENCH_TEST_BEFORE_STORE` hook does it just before the run is stored), the run goes to
 //! the file now at the path or to a spool file, saying which, never into a file that is gone;
 //! and reading (`results list/show`, `report`, `compare`, `diagnose --from-results` and every
-//! suite's `--show`) never needs write access.
+//! suite's `--show`) never needs write access; an empty file reads as an empty store.
 
 mod common;
 
@@ -127,4 +127,31 @@ fn a_store_on_read_only_media_or_another_users_is_read_saying_it_may_be_stale() 
     }
     media.read_only();
     read_everything(&sb, &ro_store, |_| {});
+}
+
+#[test]
+fn an_empty_file_is_an_empty_store_to_every_reader_and_run_fills_it() {
+    // What `sqlite3 pocketbench.db "…"` leaves behind before any run: a 0-byte file.
+    let sb = Sandbox::new();
+    let store = sb.path("pocketbench.db");
+    std::fs::write(&store, b"").unwrap();
+    let s = arg(&store);
+    let list = sb.pb(["results", "list", "--results", s]).expect_ok();
+    assert!(list.stdout.starts_with("no runs yet"), "{}", list.stdout);
+    let json = sb
+        .pb(["results", "list", "--json", "--results", s])
+        .expect_ok();
+    assert_eq!(json.stdout.trim(), "[]");
+    let report = sb
+        .pb(["report", "--format", "csv", "--results", s])
+        .expect_code(2);
+    assert!(
+        report.stderr.contains("no runs stored"),
+        "{}",
+        report.stderr
+    );
+    // Reading changed nothing: still the empty file, which `run` then makes a store.
+    assert_eq!(std::fs::metadata(&store).unwrap().len(), 0);
+    sb.pb([&RUN[..], &["--results", s]].concat()).expect_ok();
+    assert_eq!(stored_runs(&store), 1);
 }

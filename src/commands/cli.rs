@@ -34,7 +34,7 @@ pub struct Cli {
 pub enum Command {
     /// Run a workload on an engine and report per-operation measurements.
     #[command(
-        after_help = "Examples:\n  pocketbench run\n  pocketbench run --workload ycsb-a --records 1000 --ops 10000 --delay fixed:1ms\n  pocketbench run --workload pocketdata-ia --index key --delay pocketdata-ramp\n  pocketbench run --workload my.properties --pacing open --delay exponential:5ms\n  pocketbench run -o journal_mode=wal -o synchronous=normal --json\n  pocketbench run --trace app.pbt --warm --raw ops.csv\n  pocketbench run --governor powersave --background cpu:2:50%\n  pocketbench run --governor fixed:50% --energy battery"
+        after_help = "Examples:\n  pocketbench run\n  pocketbench run --workload ycsb-a --records 1000 --ops 10000 --delay fixed:1ms\n  pocketbench run --workload pocketdata-ia --index key --delay pocketdata-ramp\n  pocketbench run --workload docs/examples/workload.properties --pacing open --delay exponential:5ms\n  pocketbench run -o journal_mode=wal -o synchronous=normal --json\n  pocketbench run --trace b.pbt --warm --raw ops.csv\n  pocketbench run --governor powersave --background cpu:2:50%\n  pocketbench run --governor fixed:50% --energy battery"
     )]
     Run(RunArgs),
     /// Generate and inspect traces (pre-generated, replayable workloads).
@@ -45,7 +45,7 @@ pub enum Command {
     Trace(TraceCommand),
     /// Record the SQL a program runs through a shared libsqlite3, as a statement log.
     #[command(
-        after_help = "Examples:\n  pocketbench capture -o app.jsonl -- python3 app.py\n  pocketbench trace import app.jsonl -o app.pbt\n  pocketbench run --trace app.pbt"
+        after_help = "Examples:\n  pocketbench capture -o app.jsonl -- python3 docs/examples/app.py\n  pocketbench trace import app.jsonl -o app.pbt\n  pocketbench run --trace app.pbt"
     )]
     Capture(CaptureArgs),
     /// Read back stored runs.
@@ -56,12 +56,12 @@ pub enum Command {
     Results(ResultsCommand),
     /// Run a study plan: the cartesian product of its axes, repeated, resumable.
     #[command(
-        after_help = "Examples:\n  pocketbench matrix study.toml\n  pocketbench matrix study.toml --resume          after Ctrl-C, kill -9 or power loss: run only what is missing\n  pocketbench matrix --plan pocketdata             A, B, C, E × {zero, lognormal} × governors × 3 repeats\n  pocketbench matrix --plan mdperf --dry-run       list the cells without running them\n  pocketbench matrix --plan engines                every engine × journal/sync settings × {zero, lognormal} on ycsb-a\n\nPlan format: docs/studies.md"
+        after_help = "Examples:\n  pocketbench matrix docs/example-study.toml     a small plan to copy and edit; its runs go to study.db\n  pocketbench matrix docs/example-study.toml --resume          after Ctrl-C, kill -9 or power loss: run only what is missing\n  pocketbench matrix --plan pocketdata             A, B, C, E × {zero, lognormal} × governors × 3 repeats\n  pocketbench matrix --plan mdperf --dry-run       list the cells without running them\n  pocketbench matrix --plan engines                every engine × journal/sync settings × {zero, lognormal} on ycsb-a\n\nPlan format: docs/studies.md"
     )]
     Matrix(MatrixArgs),
     /// Compare two cells or result sets: is the difference significant, and how large is it.
     #[command(
-        after_help = "A and B are each a results store file (all its runs) or a filter over --results:\n  key=value[,key=value...], alternatives with |, e.g. engine=sqlite,delay=zero or run=3-5.\n\nExamples:\n  pocketbench compare engine=null engine=sqlite --results study.db\n  pocketbench compare 'study=1,cell=1' 'study=1,cell=3' --results study.db\n  pocketbench compare before.db after.db --confidence 0.95"
+        after_help = "A and B are each a results store file (all its runs) or a filter over --results:\n  key=value[,key=value...], alternatives with |, e.g. engine=sqlite,delay=zero or run=3-5.\n\nExamples:\n  pocketbench compare engine=null engine=sqlite --results study.db\n  pocketbench compare 'study=1,cell=1' 'study=1,cell=3' --results study.db\n  pocketbench compare study.db pocketbench.db --confidence 0.95   two stores, all the runs of each"
     )]
     Compare(CompareArgs),
     /// Write a report: one self-contained HTML file with SVG charts, the figures as PNG or SVG
@@ -80,7 +80,7 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Is my governor working? Compare governors on a workload and explain the difference.
     #[command(
-        after_help = "Examples:\n  pocketbench diagnose\n  pocketbench diagnose --workload ycsb-a --governors performance,powersave,schedutil\n  pocketbench diagnose --trace myapp.pbt --background mixed\n  pocketbench diagnose --from-results all --results study.db"
+        after_help = "Examples:\n  pocketbench diagnose\n  pocketbench diagnose --workload ycsb-a --governors performance,powersave,schedutil\n  pocketbench diagnose --trace b.pbt --background mixed\n  pocketbench diagnose --from-results all --results study.db"
     )]
     Diagnose(DiagnoseArgs),
     /// Energy measurements: import an external power meter's CSV into a stored run.
@@ -140,7 +140,7 @@ pub enum Command {
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     #[cfg(feature = "completions")]
     #[command(
-        after_help = "Examples:\n  pocketbench completions bash > /etc/bash_completion.d/pocketbench\n  pocketbench completions zsh > _pocketbench              then move _pocketbench into a directory of $fpath\n  pocketbench completions fish > ~/.config/fish/completions/pocketbench.fish"
+        after_help = "Examples:\n  pocketbench completions bash > pocketbench.bash      then move it into /etc/bash_completion.d/\n  pocketbench completions zsh > _pocketbench              then move _pocketbench into a directory of $fpath\n  pocketbench completions fish > pocketbench.fish      then move it into ~/.config/fish/completions/"
     )]
     Completions(super::completions::CompletionsArgs),
     /// Replay process (internal: started by `run`).

@@ -26,7 +26,7 @@ pub enum DeviceCommand {
     /// detached (a pulled cable does not stop it), stream its output, pull its results and
     /// merge them into the local store tagged with the device's identity.
     #[command(
-        after_help = "Examples:\n  pocketbench device run -- run --ops 2000\n  pocketbench device run --serial R58M1234 -- storage --tests seq-write,rand-write\n  pocketbench device run pi -- matrix study.toml         (study.toml is pushed with the job)\n  pocketbench device run --ssh pi@raspberrypi.local -- run --workload pocketdata-ia\n  pocketbench device run --root require -- run --governor powersave"
+        after_help = "Examples:\n  pocketbench device run -- run --ops 2000\n  pocketbench device run --serial R58M1234 -- storage --tests seq-write,rand-write\n  pocketbench device run pi -- matrix docs/example-study.toml   (the plan is pushed with the job)\n  pocketbench device run --ssh pi@raspberrypi.local -- run --workload pocketdata-ia\n  pocketbench device run --root require -- run --governor powersave"
     )]
     Run(RunOnDevice),
     /// Collect jobs that finished while the host was disconnected (or wait for running ones),
@@ -444,7 +444,12 @@ fn capture(a: &CaptureArgs) -> Result<i32> {
         duration: a
             .duration
             .as_deref()
-            .map(|d| duration(d, "--duration"))
+            .map(|d| {
+                let t = duration(d, "--duration")?;
+                let ns = u64::try_from(t.as_nanos()).unwrap_or(u64::MAX);
+                let ns = crate::quick::cap_duration("--duration", d, ns, crate::quick::CAPTURE_NS);
+                Ok::<_, crate::error::Error>(Duration::from_nanos(ns))
+            })
             .transpose()?,
         output: a.output.clone(),
     };

@@ -69,7 +69,7 @@ pub fn main(args: &DiagnoseArgs) -> Result<i32> {
         delay: args.delay.as_deref().map(DelayModel::parse).transpose()?,
         engine: args.engine.clone(),
         governors: args.governors.clone(),
-        repeats: args.repeats,
+        repeats: crate::quick::cap("--repeats", args.repeats, crate::quick::REPEATS),
         from_results: args.from_results.clone(),
         current: args.current.clone(),
         thresholds: Thresholds {

@@ -7,6 +7,7 @@ use crate::bench_suites::parse_grid;
 use crate::engine::options::EngineOptions;
 use crate::error::{Error, Result};
 use crate::output::progress;
+use crate::quick;
 use crate::results::{store::Store, suites};
 use clap::Args;
 use std::path::PathBuf;
@@ -110,7 +111,9 @@ fn settings(a: &FlashbenchArgs) -> Result<Settings> {
         )));
     }
     let record_sizes = narrow(parse_grid(&a.sizes, "--sizes")?, "--sizes", 1 << 20)?;
+    let record_sizes = quick::cap_list("--sizes", record_sizes, u32::MAX, 2);
     let counts = narrow(parse_grid(&a.counts, "--counts")?, "--counts", 10_000_000)?;
+    let counts = quick::cap_list("--counts", counts, quick::COUNT as u32, 2);
     let largest = largest_cell_bytes(&record_sizes, &counts)?;
     // A join cell fills two tables; the journal can hold a copy of what a transaction changes.
     crate::limits::check_free_space(&dir, largest.saturating_mul(3), "the largest cell")?;
@@ -165,10 +168,19 @@ pub fn main(a: &FlashbenchArgs) -> Result<i32> {
         "flashbench: {total} cells ({})",
         s.model.describe()
     ));
-    let mut last = std::time::Instant::now();
+    let (mut last, started) = (std::time::Instant::now(), std::time::Instant::now());
     let (mut r, series) = flashbench::run(&s, |done, total| {
-        if last.elapsed().as_secs() >= 5 || done == total {
-            progress::phase(&format!("flashbench: {done}/{total} cells"));
+        if (last.elapsed().as_secs() >= 5 || done == total) && done > 0 {
+            // At the mean pace of the cells so far (cells grow with their count, so early
+            // estimates run short).
+            let left = started
+                .elapsed()
+                .mul_f64((total - done) as f64 / done as f64);
+            progress::phase(&format!(
+                "flashbench: {done}/{total} cells, {} elapsed, ~{} left",
+                crate::output::units::clock(started.elapsed()),
+                crate::output::units::clock(left)
+            ));
             last = std::time::Instant::now();
         }
     })?;

@@ -58,6 +58,7 @@ pub fn main(args: &MatrixArgs) -> Result<i32> {
         }
         plan.repeats = r;
     }
+    plan.repeats = crate::quick::cap("repeats", plan.repeats, crate::quick::REPEATS);
     if let Some(c) = args.confidence {
         if !(c > 0.0 && c < 1.0) {
             return Err(Error::input(format!(

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 pub enum ResultsCommand {
     /// One line per stored run.
     #[command(
-        after_help = "Examples:\n  pocketbench results list\n  pocketbench results list --results study.db --json"
+        after_help = "Examples:\n  pocketbench results list\n  pocketbench results list --json"
     )]
     List {
         /// Results store (SQLite file).
@@ -29,7 +29,8 @@ pub enum ResultsCommand {
     /// Bring the runs of spool files (kept when the store could not take a finished run) or of
     /// another store into this store, under new ids. Spool files are removed once imported.
     #[command(
-        after_help = "Examples:\n  pocketbench results import pocketbench.db.spool-20261124T120000Z-4242.db\n  pocketbench results import phone.db --results lab.db"
+        after_help = "Examples:\n  pocketbench results import pocketbench.db --results lab.db   merge one store's runs into another
+  pocketbench results import lab.db      a spool file (pocketbench.db.spool-…) the same way"
     )]
     Import {
         /// Spool files or results stores to import.

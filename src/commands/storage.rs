@@ -144,6 +144,7 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
         crate::limits::to_usize(read_size, "--sync mmap --read-size")?;
         crate::limits::to_usize(write_size, "--sync mmap --write-size")?;
     }
+    let (read_size, write_size, rand_ops, runs, txns) = shorten(a, read_size, write_size);
     let layout = a.layout;
     check_sqlite_option("journal_mode", "--journal-mode", &a.journal_mode)?;
     check_sqlite_option("synchronous", "--synchronous", &a.synchronous)?;
@@ -181,17 +182,34 @@ fn settings(a: &StorageArgs) -> Result<Settings> {
         seq_write_size: write_size,
         buffer,
         layout,
-        rand_ops: a.rand_ops,
+        rand_ops,
         modes: a.sync.clone(),
         threads,
-        runs: a.runs,
+        runs,
         tx: TxSettings {
-            txns: a.txns,
+            txns,
             journal_mode: a.journal_mode.clone(),
             synchronous: a.synchronous.clone(),
         },
         seed: a.seed,
     })
+}
+
+/// The sizes quick mode ([`crate::quick`]) runs: file sizes, random calls, runs and
+/// transactions capped (the random calls also when left to their default).
+fn shorten(a: &StorageArgs, read: u64, write: u64) -> (u64, u64, Option<u64>, u32, u64) {
+    use crate::quick::{self, cap};
+    let rand_ops = match a.rand_ops {
+        None if quick::active() => Some(cap("--rand-ops", read.max(write) / 4096, quick::CALLS)),
+        n => n.map(|n| cap("--rand-ops", n, quick::CALLS)),
+    };
+    (
+        cap("--read-size (bytes)", read, quick::FILE_BYTES),
+        cap("--write-size (bytes)", write, quick::FILE_BYTES),
+        rand_ops,
+        cap("--runs", a.runs, quick::REPEATS),
+        cap("--txns", a.txns, quick::TXNS),
+    )
 }
 
 pub fn main(a: &StorageArgs) -> Result<i32> {
@@ -205,7 +223,23 @@ pub fn main(a: &StorageArgs) -> Result<i32> {
     } else {
         let s = settings(a)?;
         let mut store = Store::open(&a.results)?;
-        let mut r = storage::run(&s, &mut |what| progress::phase(&format!("storage: {what}")))?;
+        // One step per file test (pattern × sync mode × threads) and per SQLite suite; the time
+        // left is estimated from the steps done (they differ, so it firms up as they pass).
+        let steps = storage::steps(&s);
+        progress::phase(&format!(
+            "storage: {steps} step(s), each test {} time(s), in {}",
+            s.runs,
+            s.dir.display()
+        ));
+        let mut counter = progress::RunCounter::of(steps, "step");
+        let mut begun = false;
+        let mut r = storage::run(&s, &mut |what| {
+            if std::mem::replace(&mut begun, true) {
+                counter.finish_one();
+            }
+            counter.start(&format!("storage: {what}"));
+        })?;
+        counter.finish();
         let v = serde_json::to_value(&r).map_err(|e| Error::failed(e.to_string()))?;
         r.id = suites::save(&mut store, SUITE, &r.created_at, &v, &[])?;
         r

@@ -31,7 +31,7 @@ pub enum TraceCommand {
     },
     /// Import an app's statement log as a replayable trace (docs/import.md).
     #[command(
-        after_help = "Examples:\n  pocketbench capture -o app.jsonl -- python3 app.py\n  pocketbench trace import app.jsonl -o app.pbt\n  pocketbench trace import --format jsonl --args inline --merge-connections app.jsonl -o app-v1.pbt"
+        after_help = "Examples:\n  pocketbench capture -o app.jsonl -- python3 docs/examples/app.py\n  pocketbench trace import app.jsonl -o app.pbt\n  pocketbench trace import --format jsonl --args inline --merge-connections app.jsonl -o app-v1.pbt"
     )]
     Import(ImportArgs),
     /// Statistics of a trace or a log: source and drops, statement mix, reads and writes,

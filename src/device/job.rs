@@ -303,11 +303,17 @@ pub fn start(t: &dyn Transport, info: &DeviceInfo, req: &Request) -> Result<Job>
 
 /// The script the job runs on the device: the command with its output in `log`, then the exit
 /// status in `rc` (written last, by rename, so `rc` exists only once everything is written).
+/// Quick mode ([`crate::quick`]) goes with the command.
 fn launch_script(dir: &str, base: &str, args: &[String]) -> String {
     let d = sh_quote(dir);
     let cmd: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
+    let quick = if crate::quick::active() {
+        format!("export {}=1\n", crate::quick::ENV)
+    } else {
+        String::new()
+    };
     format!(
-        "cd {d} || exit 1\necho $$ > pid\nexport TMPDIR={d}/tmp\n$POCKETBENCH_RUNNER {bin} {cmd} > log 2>&1\nrc=$?\nchmod -R a+rX {d} 2>/dev/null\necho $rc > rc.part && mv -f rc.part rc\n",
+        "cd {d} || exit 1\necho $$ > pid\nexport TMPDIR={d}/tmp\n{quick}$POCKETBENCH_RUNNER {bin} {cmd} > log 2>&1\nrc=$?\nchmod -R a+rX {d} 2>/dev/null\necho $rc > rc.part && mv -f rc.part rc\n",
         bin = sh_quote(&format!("{base}/pocketbench")),
         cmd = cmd.join(" ")
     )

@@ -13,6 +13,7 @@ use super::traced::Traced;
 use super::{sqlite::Config, Plan, Subject, Workload, PRELOAD};
 use crate::error::{Error, Result};
 use crate::limits::escape;
+use crate::quick;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -392,8 +393,16 @@ fn plan(a: &DurabilityArgs, trace: Option<&Traced>) -> Result<Plan> {
         crate::output::folder::check(d, "--replay-dir")?;
     }
     Ok(Plan {
-        crashes: bounded("--crashes", a.crashes, 1, MAX_CRASHES)?,
-        txns: bounded("--txns", a.txns, 1, MAX_TXNS)?,
+        crashes: quick::cap(
+            "--crashes",
+            bounded("--crashes", a.crashes, 1, MAX_CRASHES)?,
+            quick::CRASHES,
+        ),
+        txns: quick::cap(
+            "--txns",
+            bounded("--txns", a.txns, 1, MAX_TXNS)?,
+            quick::DURABILITY_TXNS,
+        ),
         rows_per_txn: bounded("--rows-per-txn", a.rows_per_txn, 1, max_rows)?,
         workload,
         trace: trace.map(|t| t.name.clone()),

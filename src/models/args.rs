@@ -111,6 +111,7 @@ impl ModelsArgs {
         if scales.is_empty() {
             return Err(Error::input("--tuples: give at least one scale"));
         }
+        let scales = crate::quick::cap_list("--tuples", scales, crate::quick::TUPLES, 2);
         let tests = if self.tests.is_empty() {
             Test::ALL.to_vec()
         } else {
@@ -138,6 +139,12 @@ impl ModelsArgs {
         if budget_ns == 0 {
             return Err(Error::input("--budget 0: give a positive time, e.g. 60s"));
         }
+        let budget_ns = crate::quick::cap_duration(
+            "--budget",
+            &self.budget,
+            budget_ns,
+            crate::quick::BUDGET_NS,
+        );
         let parent = self.dir.clone().unwrap_or_else(std::env::temp_dir);
         if !parent.is_dir() {
             return Err(Error::input(format!(

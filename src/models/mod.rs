@@ -494,13 +494,29 @@ pub fn measure(req: &Request) -> Result<ModelsRun> {
         .map(|g| control::apply(g, &cf, &root))
         .transpose()?;
     let mut results = Vec::new();
+    let steps = req.scales.len() * req.engines.len();
+    // How long before it starts: every test stops at its budget, so this bounds the whole.
+    let bound = std::time::Duration::from_nanos(
+        req.budget_ns
+            .saturating_mul((steps * req.tests.len()) as u64),
+    );
+    crate::output::progress::phase(&format!(
+        "models: {} engine(s) × {} scale(s) × {} test(s); each test stops at its --budget, so at most {} (small scales take seconds)",
+        req.engines.len(),
+        req.scales.len(),
+        req.tests.len(),
+        crate::output::units::clock(bound)
+    ));
+    let mut counter = crate::output::progress::RunCounter::of(steps, "step");
     for &tuples in &req.scales {
         let data = DataSet::generate(req.seed, tuples, req.per_person);
         for engine in &req.engines {
-            crate::output::progress::phase(&format!("models: {engine}, {tuples} tuples"));
+            counter.start(&format!("models: {engine}, {tuples} tuples"));
             results.push(run_engine(req, engine, &data, tuples)?);
+            counter.finish_one();
         }
     }
+    counter.finish();
     let governor = match governor {
         Some(c) => c.finish(),
         None => control::observe(&cf),

@@ -70,17 +70,21 @@ pub struct RunCounter {
 }
 
 impl RunCounter {
-    /// `total` runs to make in this invocation.
     /// `total` runs to count; quiet if progress is silenced now (the runs themselves may be
     /// silenced afterwards without silencing the counter).
     pub fn new(total: usize) -> Self {
+        Self::of(total, "run")
+    }
+
+    /// `total` of `unit` (`cell`, `step`) to count, as [`RunCounter::new`] counts runs.
+    pub fn of(total: usize, unit: &'static str) -> Self {
         let quiet = quiet();
         let bar = (!quiet && std::io::stderr().is_terminal() && total > 0).then(|| {
             let bar = ProgressBar::new(total as u64);
             bar.set_style(
-                ProgressStyle::with_template(
-                    "{bar:30} run {pos}/{len}  {elapsed_precise} elapsed, ~{eta_precise} left  {msg}",
-                )
+                ProgressStyle::with_template(&format!(
+                    "{{bar:30}} {unit} {{pos}}/{{len}}  {{elapsed_precise}} elapsed, ~{{eta_precise}} left  {{msg}}"
+                ))
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             bar.enable_steady_tick(Duration::from_millis(500));

@@ -325,6 +325,10 @@ fn footer(o: &mut String, s: &RunSummary, store: Option<&str>) {
 
 /// `results list` table.
 pub fn render_list(rows: &[RunRow]) -> String {
+    if rows.is_empty() {
+        return "no runs yet (a measuring command such as `pocketbench run` stores its result here)\n"
+            .into();
+    }
     let mut o = String::from("   id  created (UTC)         kind        workload                 engine       ops  errors    p50 µs    p99 µs  device\n");
     for r in rows {
         let _ = writeln!(
@@ -339,7 +343,11 @@ pub fn render_list(rows: &[RunRow]) -> String {
             r.errors,
             r.p50_us.map_or("-".into(), |v| format!("{v:.1}")),
             r.p99_us.map_or("-".into(), |v| format!("{v:.1}")),
-            crate::limits::one_line(r.device.as_deref().unwrap_or("this machine"))
+            crate::limits::one_line(&match (&r.device, &r.device_model) {
+                (Some(tag), Some(model)) => format!("{tag} ({model})"),
+                (Some(tag), None) => tag.clone(),
+                (None, _) => "this machine".into(),
+            })
         );
     }
     o

@@ -104,6 +104,10 @@ pub struct RunRow {
     /// The device it was measured on (`adb:SERIAL`, `ssh:…`) when it came back through
     /// `pocketbench device`; none for a run on this machine.
     pub device: Option<String>,
+    /// Its maker and model (`samsung SM-G991B`, `Raspberry Pi 4 Model B`), when the device
+    /// said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_model: Option<String>,
 }
 
 impl Store {
@@ -160,16 +164,42 @@ impl Store {
 
     /// Open an existing store for reading: nothing is created or changed, and a writer in
     /// another process never blocks it (WAL).
+    /// An empty file (what `sqlite3 pocketbench.db "…"` leaves, or `touch`) is read as an
+    /// empty store, as `run` takes it: the views say there are no runs.
     pub fn open_read(path: &Path) -> Result<Self> {
         let (conn, needs_schema) = guard::open(path, Access::Read)?;
         let has_runs = guard::has_table(&conn, "main", "runs").unwrap_or(false);
         if needs_schema && !has_runs {
+            if path.metadata().is_ok_and(|m| m.len() == 0) {
+                return Self::empty(path);
+            }
             return Err(Error::input(format!(
                 "--results {}: empty file, not a results store",
                 path.display()
             )));
         }
         super::migrate::upgrade(&conn, path)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            file: identity(path),
+        })
+    }
+
+    /// A store with the schema and nothing else, in memory, standing for the empty file at
+    /// `path` (which is left as it is).
+    fn empty(path: &Path) -> Result<Self> {
+        let conn = rusqlite::Connection::open_in_memory()
+            .and_then(|c| {
+                c.execute_batch(SCHEMA)?;
+                c.execute_batch(STUDY_SCHEMA)?;
+                c.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?1)",
+                    [guard::SCHEMA_VERSION.to_string()],
+                )?;
+                Ok(c)
+            })
+            .map_err(|e| Error::failed(format!("an empty store in memory: {e}")))?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -255,7 +285,9 @@ impl Store {
                              ELSE coalesce(json_extract(summary, '$.engine'), '-') END,
                         ops, errors,
                         json_extract(summary, '$.latency_us.all.p50'), json_extract(summary, '$.latency_us.all.p99'),
-                        kind, json_extract(summary, '$.device.target')
+                        kind, json_extract(summary, '$.device.target'),
+                        nullif(trim(coalesce(json_extract(summary, '$.device.manufacturer'), '') || ' ' ||
+                                    coalesce(json_extract(summary, '$.device.model'), '')), '')
                  FROM runs ORDER BY id",
             )
             .run_err("results store")?;
@@ -272,6 +304,7 @@ impl Store {
                     p99_us: r.get(7)?,
                     kind: r.get(8)?,
                     device: r.get::<_, Option<String>>(9).ok().flatten(),
+                    device_model: r.get::<_, Option<String>>(10).ok().flatten(),
                 })
             })
             .run_err("results store")?;

@@ -25,7 +25,10 @@ pub fn builtin_names() -> Vec<&'static str> {
 /// the file).
 pub fn resolve(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
     check_override_limits(o)?;
-    let w = resolve_unchecked(spec, o, seed)?;
+    let mut w = resolve_unchecked(spec, o, seed)?;
+    if crate::quick::active() {
+        w = shorten(spec, o, seed, w)?;
+    }
     crate::workload::bounds::check_info(
         &w.info,
         &format!("--workload {}: ", limits::escape(spec)),
@@ -45,6 +48,47 @@ fn resolve_unchecked(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
         return load_file(path, o, seed);
     }
     Err(not_found(spec, path))
+}
+
+/// Quick mode ([`crate::quick`]): a workload that takes size overrides is made again with its
+/// records and operations capped; any other (a recording, a TOML spec) keeps its load and has
+/// its run phase cut after the first operations; recorded delays are capped.
+fn shorten(spec: &str, o: &Overrides, seed: u64, w: Workload) -> Result<Workload> {
+    use crate::quick;
+    let (records, ops) = (w.info.load_ops, w.info.run_ops);
+    let sized = YCSB_NAMES.contains(&spec)
+        || pocketdata::NAMES.contains(&spec)
+        || !matches!(
+            Path::new(spec)
+                .extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                .as_deref(),
+            Some("json" | "toml")
+        );
+    let mut w = if sized && (records > quick::RECORDS || ops > quick::OPS) {
+        let capped = Overrides {
+            records: Some(quick::cap(RECORDS, records, quick::RECORDS)),
+            ops: Some(quick::cap(OPS, ops, quick::OPS)),
+            ..o.clone()
+        };
+        resolve_unchecked(spec, &capped, seed)?
+    } else {
+        w
+    };
+    if !sized && w.info.run_ops > quick::OPS {
+        w.info.run_ops = quick::cap("operations", w.info.run_ops, quick::OPS);
+        w.run = Box::new(w.run.take(quick::OPS as usize));
+    }
+    if w.info.recorded_delays {
+        let max = quick::DELAY_NS;
+        quick::note("recorded delays", "as recorded", "at most 1 ms");
+        w.info.initial_delay_ns = w.info.initial_delay_ns.min(max);
+        w.run = Box::new(w.run.map(move |mut t| {
+            t.delay_ns = t.delay_ns.min(max);
+            t
+        }));
+    }
+    Ok(w)
 }
 
 /// Every size override within its documented limit (docs/limits.md), named by its flag.

@@ -101,22 +101,30 @@ impl Scratch {
         command.replace("{server}", url).replace("{token}", token)
     }
 
-    /// Run `script` with sh in the scratch directory; (exit status, stderr's tail, stdout,
-    /// stderr).
+    /// Run `script` with sh in the scratch directory, in quick mode (`POCKETBENCH_QUICK`: the
+    /// commands shorten themselves and say so), in a process group of its own whose leftovers
+    /// (a `… &` job of the example) are killed when the shell ends; (exit status, stderr's
+    /// tail, stdout, stderr).
     pub fn sh(&self, script: &str) -> (i32, String, String, String) {
+        use std::os::unix::process::CommandExt;
         let path = format!(
             "{}:{}:{}",
             self.bin.display(),
             fakes().display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        let out = Command::new("timeout")
+        // Files, not pipes: a background job that keeps the shell's output open must not keep
+        // the runner waiting for the end of that output.
+        let out_file = tempfile::tempfile().unwrap();
+        let err_file = tempfile::tempfile().unwrap();
+        let mut child = Command::new("timeout")
             .args(["600", "sh", "-c", script])
             .current_dir(self.devices.path("host"))
             .env("PATH", path)
             .env("HOME", self.devices.path("home"))
             .env("FAKE_DEVICE_ROOT", self.devices.root.path())
             .env("CI", "true")
+            .env("POCKETBENCH_QUICK", "1")
             // As in the checkout: the JVM driver that scripts/test.sh builds with Maven.
             .env(
                 "POCKETBENCH_JVM_DRIVER",
@@ -129,15 +137,28 @@ impl Scratch {
             .env_remove("POCKETBENCH_DEVICE_BINARIES")
             .env_remove("POCKETBENCH_SYSFS_ROOT")
             .stdin(Stdio::null())
-            .output()
+            .stdout(out_file.try_clone().unwrap())
+            .stderr(err_file.try_clone().unwrap())
+            .process_group(0)
+            .spawn()
             .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
+        let status = child.wait().unwrap();
+        // SAFETY: signalling the process group this call created (its id is the child's pid).
+        unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
+        let read = |mut f: std::fs::File| {
+            use std::io::{Read, Seek};
+            let mut text = Vec::new();
+            f.seek(std::io::SeekFrom::Start(0)).unwrap();
+            f.read_to_end(&mut text).unwrap();
+            String::from_utf8_lossy(&text).into_owned()
+        };
+        let (stdout, err) = (read(out_file), read(err_file));
         let tail: Vec<&str> = err.lines().rev().take(3).collect();
         (
-            out.status.code().unwrap_or(-1),
+            status.code().unwrap_or(-1),
             tail.into_iter().rev().collect::<Vec<_>>().join(" | "),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            err.into_owned(),
+            stdout,
+            err,
         )
     }
 }

@@ -188,6 +188,18 @@ pub struct StorageRun {
     pub calibration: Option<calibration::Calibration>,
 }
 
+/// How many times [`run`] reports progress: once per file test (pattern × sync mode × thread
+/// count) and once per SQLite suite or calibration.
+pub fn steps(s: &Settings) -> usize {
+    s.parts
+        .iter()
+        .map(|p| match p.pattern() {
+            Some(_) => s.modes.len() * s.threads.len(),
+            None => 1,
+        })
+        .sum()
+}
+
 /// Run every selected part in a private directory inside `s.dir`.
 pub fn run(s: &Settings, progress: &mut dyn FnMut(&str)) -> Result<StorageRun> {
     let work = crate::platform::cleanup::TempDir::new("pocketbench-storage-", Some(&s.dir))
