@@ -174,7 +174,13 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
 pub fn did_you_mean<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> String {
     known
         .into_iter()
-        .map(|k| (strsim::jaro_winkler(given, k), k))
+        // Jaro-Winkler misses a swap of two letters in a short word (`rnu`): one edit of
+        // optimal string alignment counts as close too.
+        .map(|k| {
+            let swapped = given.len() >= 3 && strsim::osa_distance(given, k) == 1;
+            let score = strsim::jaro_winkler(given, k);
+            (if swapped { score.max(0.9) } else { score }, k)
+        })
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map_or(String::new(), |(_, k)| format!("; did you mean '{k}'?"))

@@ -21,8 +21,11 @@ pub const OPS: u64 = 100;
 pub const RECORDS: u64 = 100;
 /// A recorded or modelled delay between operations, at most (nanoseconds).
 pub const DELAY_NS: u64 = 1_000_000;
-/// Repeats of a cell, a configuration or a governor.
-pub const REPEATS: u32 = 1;
+/// Repeats of a study's cell or of a governor: two, the fewest that give an interval and a
+/// significance test.
+pub const REPEATS: u32 = 2;
+/// Repetitions of each storage test.
+pub const RUNS: u32 = 1;
 /// File size of a storage test (bytes).
 pub const FILE_BYTES: u64 = 1 << 20;
 /// Random calls per storage thread, and transactions per phase of a transaction suite.

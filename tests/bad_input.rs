@@ -108,7 +108,7 @@ fn a_mistyped_subcommand_is_named_with_the_one_meant() {
     // A transposition, which clap's own similarity does not catch, at the top and one down.
     for (args, meant) in [
         (&["rnu"][..], "did you mean 'run'?"),
-        (&["trace", "imprt"][..], "did you mean 'import'?"),
+        (&["trace", "gne"][..], "did you mean 'gen'?"),
         (&["reprot"][..], "'report'"),
     ] {
         assert_refused(&sb.pb(args), &["unrecognized subcommand", meant]);
@@ -451,7 +451,7 @@ fn trace_import_and_capture_refuse_bad_input_without_writing_a_file() {
         ),
         (
             &["app.jsonl", "--format", "csv"],
-            "--format: unknown format",
+            "invalid value 'csv' for '--format <FORMAT>'",
         ),
         (&["app.jsonl", "--db", "/data/b.db"], "--db \"/data/b.db\""),
         (&["app.jsonl", "--window", "5s"], "--window"),

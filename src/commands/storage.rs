@@ -31,10 +31,10 @@ pub struct StorageArgs {
         default_value = "seq-read,seq-write,rand-read,rand-write,androbench,mobibench,calibration"
     )]
     pub tests: Vec<Part>,
-    /// Sequential-read (and random-read) file size.
+    /// Sequential-read (and random-read) file size, a multiple of 4K (K, M, G: KiB, MiB, GiB).
     #[arg(long, default_value = "32M")]
     pub read_size: String,
-    /// Sequential-write (and random-write) file size.
+    /// Sequential-write (and random-write) file size, a multiple of 4K (K, M, G: KiB, MiB, GiB).
     #[arg(long, default_value = "32M")]
     pub write_size: String,
     /// What the write tests write into: androbench (sequential writes create a new file,
@@ -42,7 +42,7 @@ pub struct StorageArgs {
     /// as fio lays out write jobs).
     #[arg(long, value_enum, default_value_t = WriteLayout::Androbench)]
     pub layout: WriteLayout,
-    /// Bytes per sequential call.
+    /// Bytes per sequential call (K, M: KiB, MiB).
     #[arg(long, default_value = "256K")]
     pub buffer: String,
     /// Random 4 KiB calls per thread (default: file size / 4 KiB).
@@ -207,7 +207,7 @@ fn shorten(a: &StorageArgs, read: u64, write: u64) -> (u64, u64, Option<u64>, u3
         cap("--read-size (bytes)", read, quick::FILE_BYTES),
         cap("--write-size (bytes)", write, quick::FILE_BYTES),
         rand_ops,
-        cap("--runs", a.runs, quick::REPEATS),
+        cap("--runs", a.runs, quick::RUNS),
         cap("--txns", a.txns, quick::TXNS),
     )
 }

@@ -37,13 +37,13 @@ pub enum TraceCommand {
     /// Statistics of a trace or a log: source and drops, statement mix, reads and writes,
     /// transactions, top statements, arrivals, connections, durations, replay time.
     #[command(
-        after_help = "Examples:\n  pocketbench trace stats app.pbt\n  pocketbench trace stats logcat.txt --json\n  pocketbench trace stats app.pbt --run 1 --results app-runs.db"
+        after_help = "Examples:\n  pocketbench trace stats app.pbt\n  pocketbench trace stats docs/examples/notes.logcat --json\n  pocketbench trace stats app.pbt --run 1 --results app-runs.db"
     )]
     Stats {
         /// A trace, or a log (read through its front end).
         file: PathBuf,
         /// The log's format when FILE is a log (auto: detected).
-        #[arg(long, default_value = "auto")]
+        #[arg(long, default_value = "auto", value_parser = log_formats())]
         format: String,
         /// Instead: each statement shape's original durations (as the log timed them) beside
         /// those of this run's replay of the trace (a run id in --results).
@@ -72,6 +72,14 @@ pub enum TraceCommand {
     },
 }
 
+/// `auto` and every front end's name (crate::workload::import::formats), for `--format`'s list.
+fn log_formats() -> clap::builder::PossibleValuesParser {
+    let names = crate::workload::import::formats::FRONT_ENDS
+        .iter()
+        .map(|f| f.name);
+    clap::builder::PossibleValuesParser::new(std::iter::once("auto").chain(names))
+}
+
 /// `trace import`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
@@ -83,8 +91,8 @@ pub struct ImportArgs {
     /// One trace per database the log names, written into this directory (NAME.pbt).
     #[arg(long, conflicts_with_all = ["output", "db"])]
     all_dbs: Option<PathBuf>,
-    /// Log format: auto (detect), or one of the front ends (jsonl, …).
-    #[arg(long, default_value = "auto")]
+    /// Log format: auto (detect from the first lines), or one front end.
+    #[arg(long, default_value = "auto", value_parser = log_formats())]
     format: String,
     /// Arguments as typed bound values (trace version 2) or written into the SQL as literals.
     #[arg(long, value_enum, default_value = "bind")]

@@ -22,20 +22,23 @@ pub struct WorkloadArgs {
     /// file: YCSB .properties, PocketData .json, or a TOML spec.
     #[arg(long, short = 'w', default_value = "ycsb-c")]
     pub workload: String,
-    /// Records in the initial data set.
+    /// Records in the initial data set. Default: the workload's own (500 for the built-in
+    /// workloads, PocketData's size; a file's recordcount).
     #[arg(long)]
     pub records: Option<u64>,
-    /// Operations in the run phase.
+    /// Operations in the run phase. Default: the workload's own (1800 for the built-in
+    /// workloads; a file's operationcount).
     #[arg(long)]
     pub ops: Option<u64>,
-    /// Fields per record (YCSB workloads).
+    /// Fields per record (YCSB workloads). Default: the workload's own (10, as YCSB).
     #[arg(long)]
     pub field_count: Option<u16>,
-    /// Bytes per field (YCSB workloads).
+    /// Bytes per field (YCSB workloads). Default: the workload's own (100, as YCSB).
     #[arg(long)]
     pub field_length: Option<u32>,
     /// Request distribution: uniform, zipfian, latest (as YCSB), latest-consistent, hotspot,
-    /// sequential.
+    /// sequential. Default: the workload's own (zipfian for ycsb-a/b/c/e/f, latest for ycsb-d,
+    /// uniform for a properties file that names none, as YCSB).
     #[arg(long)]
     pub distribution: Option<String>,
     /// Fraction of point operations on keys that do not exist (PocketData SQL workloads).

@@ -25,14 +25,15 @@ pub fn builtin_names() -> Vec<&'static str> {
 /// the file).
 pub fn resolve(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
     check_override_limits(o)?;
-    let mut w = resolve_unchecked(spec, o, seed)?;
-    if crate::quick::active() {
-        w = shorten(spec, o, seed, w)?;
-    }
+    let w = resolve_unchecked(spec, o, seed)?;
+    // The size asked for is checked, also when quick mode then runs less of it.
     crate::workload::bounds::check_info(
         &w.info,
         &format!("--workload {}: ", limits::escape(spec)),
     )?;
+    if crate::quick::active() {
+        return shorten(spec, o, seed, w);
+    }
     Ok(w)
 }
 

@@ -28,10 +28,18 @@ impl Drop for Scratch {
 impl Scratch {
     pub fn new() -> Scratch {
         let devices = Devices::new();
-        // The phone the docs name (rooted: `--root require` works on it), and two boards.
-        let phone = devices.x86_phone("R58M1234");
-        let props = std::fs::read_to_string(phone.join("props")).unwrap();
-        std::fs::write(phone.join("props"), format!("{props}fake.su=yes\n")).unwrap();
+        // The phone the docs name (rooted: `--root require` works on it), running the notes
+        // app of docs/import.md (debuggable; started, it logs docs/examples/notes.logcat), and
+        // two boards.
+        let app_log = std::fs::read_to_string(root().join("docs/examples/notes.logcat")).unwrap();
+        devices.app_phone(
+            "R58M1234",
+            &app_log,
+            &format!(
+                "fake.su=yes\nfake.debuggable.{}=yes\n",
+                super::common::fake_device::APP
+            ),
+        );
         devices.board("raspberrypi");
         devices.board("raspberrypi.local");
         let config = devices.path("home/.config/pocketbench");
