@@ -5,7 +5,8 @@
 
 mod common;
 
-use common::{arg, pb_with, Outcome, Sandbox};
+use common::{arg, pb_with, words, Outcome, Sandbox};
+use serde_json::Value;
 
 fn quick(sb: &Sandbox, args: &[&str]) -> Outcome {
     pb_with(args, |c| {
@@ -13,68 +14,39 @@ fn quick(sb: &Sandbox, args: &[&str]) -> Outcome {
     })
 }
 
+/// `run` of `records` and `ops` with zero delay into `store`, with quick mode or not: its
+/// JSON summary and what it said on stderr.
+fn run(sb: &Sandbox, store: &str, records: u64, ops: u64, quick_mode: bool) -> (Value, String) {
+    let args = format!("run --records {records} --ops {ops} --delay zero --no-overhead --json");
+    let args = [words(&args), vec!["--results", store]].concat();
+    let out = pb_with(&args, |c| {
+        c.current_dir(sb.path(""));
+        if quick_mode {
+            c.env("POCKETBENCH_QUICK", "1");
+        }
+    })
+    .expect_ok();
+    (serde_json::from_str(&out.stdout).unwrap(), out.stderr)
+}
+
 #[test]
 fn a_run_is_cut_to_100_records_and_100_operations_and_says_so() {
     let sb = Sandbox::new();
     let store = sb.results();
-    let args = [
-        "run",
-        "--records",
-        "1000",
-        "--ops",
-        "5000",
-        "--delay",
-        "zero",
-        "--no-overhead",
-        "--json",
-        "--results",
-        arg(&store),
-    ];
-    let out = quick(&sb, &args).expect_ok();
-    let summary: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let (summary, said) = run(&sb, arg(&store), 1000, 5000, true);
     assert_eq!(summary["ops"], 100);
     assert_eq!(summary["workload"]["load_ops"], 100);
     for line in [
         "quick mode (POCKETBENCH_QUICK): --records 1000 → 100",
         "quick mode (POCKETBENCH_QUICK): --ops 5000 → 100",
     ] {
-        assert_eq!(out.stderr.matches(line).count(), 1, "{}", out.stderr);
+        assert_eq!(said.matches(line).count(), 1, "{said}");
     }
     // Small enough already: nothing to say. Without the variable: the size asked for.
-    let small = quick(
-        &sb,
-        &[
-            "run",
-            "--records",
-            "50",
-            "--ops",
-            "60",
-            "--delay",
-            "zero",
-            "--no-overhead",
-            "--json",
-            "--results",
-            arg(&store),
-        ],
-    )
-    .expect_ok();
-    assert!(!small.stderr.contains("quick mode"), "{}", small.stderr);
-    let full = sb
-        .pb([
-            "run",
-            "--records",
-            "150",
-            "--ops",
-            "300",
-            "--delay",
-            "zero",
-            "--no-overhead",
-            "--json",
-            "--results",
-            arg(&store),
-        ])
-        .expect_ok();
-    let full: serde_json::Value = serde_json::from_str(&full.stdout).unwrap();
+    let (small, said) = run(&sb, arg(&store), 50, 60, true);
+    assert_eq!(small["ops"], 60);
+    assert!(!said.contains("quick mode"), "{said}");
+    let (full, _) = run(&sb, arg(&store), 150, 300, false);
     assert_eq!(full["ops"], 300);
 }
 

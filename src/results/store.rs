@@ -110,6 +110,17 @@ pub struct RunRow {
     pub device_model: Option<String>,
 }
 
+/// The store's tables and its schema version, in `c`.
+fn write_schema(c: &rusqlite::Connection) -> rusqlite::Result<()> {
+    c.execute_batch(SCHEMA)?;
+    c.execute_batch(STUDY_SCHEMA)?;
+    c.execute(
+        "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?1)",
+        [guard::SCHEMA_VERSION.to_string()],
+    )?;
+    Ok(())
+}
+
 impl Store {
     /// Open (creating if needed) the store at `path` for writing, after the checks of
     /// [`guard::open`]: an unusable, foreign, newer or corrupt store is a bad-input error
@@ -135,12 +146,7 @@ impl Store {
         if needs_schema {
             let tx = guard::begin_write(&conn)?;
             let created = (|| -> rusqlite::Result<()> {
-                tx.execute_batch(SCHEMA)?;
-                tx.execute_batch(STUDY_SCHEMA)?;
-                tx.execute(
-                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?1)",
-                    [guard::SCHEMA_VERSION.to_string()],
-                )?;
+                write_schema(&tx)?;
                 tx.execute_batch(&format!(
                     "PRAGMA application_id = {}; PRAGMA user_version = {};",
                     guard::APPLICATION_ID,
@@ -190,15 +196,7 @@ impl Store {
     /// `path` (which is left as it is).
     fn empty(path: &Path) -> Result<Self> {
         let conn = rusqlite::Connection::open_in_memory()
-            .and_then(|c| {
-                c.execute_batch(SCHEMA)?;
-                c.execute_batch(STUDY_SCHEMA)?;
-                c.execute(
-                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?1)",
-                    [guard::SCHEMA_VERSION.to_string()],
-                )?;
-                Ok(c)
-            })
+            .and_then(|c| write_schema(&c).map(|()| c))
             .map_err(|e| Error::failed(format!("an empty store in memory: {e}")))?;
         Ok(Store {
             conn,
