@@ -6,8 +6,10 @@
 //! `workload::resolve` to a workload's own sizes and recorded delays.
 //!
 //! What quick mode changes is always said (`quick mode (POCKETBENCH_QUICK): --ops 1800 → 100`),
-//! and the figures it produces describe the shortened run only: they are stored like any
-//! other run, with the sizes actually run, so nothing passes them off as the full-size run.
+//! and the figures it produces describe the shortened run only: they are stored with the sizes
+//! actually run and, for a workload, `workload.params.quick` naming the sizes asked, so nothing
+//! passes them off as the full-size run. What the full size would be refused for (a limit, too
+//! little free space) is refused in quick mode too.
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;

@@ -36,6 +36,10 @@ fn a_run_is_cut_to_100_records_and_100_operations_and_says_so() {
     let (summary, said) = run(&sb, arg(&store), 1000, 5000, true);
     assert_eq!(summary["ops"], 100);
     assert_eq!(summary["workload"]["load_ops"], 100);
+    assert_eq!(
+        summary["workload"]["params"]["quick"],
+        "POCKETBENCH_QUICK: 1000 load and 5000 run operations asked"
+    );
     for line in [
         "quick mode (POCKETBENCH_QUICK): --records 1000 → 100",
         "quick mode (POCKETBENCH_QUICK): --ops 5000 → 100",

@@ -172,11 +172,15 @@ fn trace_for(req: &RunRequest, workdir: Workdir) -> Result<Prepared> {
         WorkloadChoice::Trace(path) => (path.clone(), req.delay.clone()),
         WorkloadChoice::Spec { spec, overrides } => {
             let workload = resolve::resolve(spec, overrides, req.seed)?;
+            let asked = if crate::quick::active() {
+                resolve::full_size(spec, overrides, req.seed)?
+            } else {
+                workload.info.clone()
+            };
             crate::limits::check_free_space(
                 workdir.path(),
-                crate::workload::bounds::database_bytes_estimate(&workload.info).saturating_add(
-                    crate::workload::bounds::trace_bytes_estimate(&workload.info),
-                ),
+                crate::workload::bounds::database_bytes_estimate(&asked)
+                    .saturating_add(crate::workload::bounds::trace_bytes_estimate(&asked)),
                 "the trace with the loaded database",
             )?;
             let delay = match &req.delay {

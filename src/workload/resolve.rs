@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::workload::overrides::{FIELD_COUNT, FIELD_LENGTH, OPS, RECORDS};
-use crate::workload::{pocketdata, spec_toml, ycsb, Overrides, Workload};
+use crate::workload::{pocketdata, spec_toml, ycsb, Overrides, Workload, WorkloadInfo};
 use std::path::Path;
 
 /// Built-in YCSB core workloads.
@@ -37,6 +37,13 @@ pub fn resolve(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
     Ok(w)
 }
 
+/// What [`resolve`] makes outside quick mode: the workload at the size asked for, which quick
+/// mode checks every environment limit against (free space) before running less of it.
+pub fn full_size(spec: &str, o: &Overrides, seed: u64) -> Result<WorkloadInfo> {
+    check_override_limits(o)?;
+    Ok(resolve_unchecked(spec, o, seed)?.info)
+}
+
 fn resolve_unchecked(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
     if let Some(w) = ycsb::builtin(spec, o, seed)? {
         return Ok(w);
@@ -57,6 +64,10 @@ fn resolve_unchecked(spec: &str, o: &Overrides, seed: u64) -> Result<Workload> {
 fn shorten(spec: &str, o: &Overrides, seed: u64, w: Workload) -> Result<Workload> {
     use crate::quick;
     let (records, ops) = (w.info.load_ops, w.info.run_ops);
+    let asked = format!(
+        "{ENV}: {records} load and {ops} run operations asked",
+        ENV = quick::ENV
+    );
     let sized = YCSB_NAMES.contains(&spec)
         || pocketdata::NAMES.contains(&spec)
         || !matches!(
@@ -79,6 +90,10 @@ fn shorten(spec: &str, o: &Overrides, seed: u64, w: Workload) -> Result<Workload
     if !sized && w.info.run_ops > quick::OPS {
         w.info.run_ops = quick::cap("operations", w.info.run_ops, quick::OPS);
         w.run = Box::new(w.run.take(quick::OPS as usize));
+    }
+    if (w.info.load_ops, w.info.run_ops) != (records, ops) {
+        // Stored with the trace and every result (workload.params): a shortened run says so.
+        w.info.params.insert("quick".into(), asked);
     }
     if w.info.recorded_delays {
         let max = quick::DELAY_NS;
