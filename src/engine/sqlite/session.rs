@@ -231,6 +231,48 @@ impl SqlSession {
         stmt.run()
     }
 
+    /// Run one SQL operation and give the rows it returned (columns as bytes, numbers in their
+    /// text form), for comparing the answers of two replays of a trace; a text holding several
+    /// statements is run with [`SqlSession::exec_sql`] and gives `None` (its rows are not kept).
+    /// The statement is prepared once per text and kept, as [`SqlSession::exec_bound`] does.
+    pub fn answer(&mut self, op: &Op) -> std::result::Result<Option<Vec<Vec<Vec<u8>>>>, String> {
+        if let Some(g) = &self.guard {
+            g.start();
+        }
+        let (sql, args) = match op {
+            Op::Sql { sql } => (sql.as_str(), &[][..]),
+            Op::SqlArgs { sql, args } => (sql.as_str(), args.as_slice()),
+            _ => return Err("not a SQL operation".into()),
+        };
+        match (self.answer_of(sql, args), &self.guard) {
+            (Err(e), Some(g)) => Err(g.explain(e)),
+            (r, _) => r,
+        }
+    }
+
+    fn answer_of(
+        &mut self,
+        sql: &str,
+        args: &[SqlValue],
+    ) -> std::result::Result<Option<Vec<Vec<Vec<u8>>>>, String> {
+        if !self.prepared.contains_key(sql) {
+            if !stmt::is_one_statement(self.api, self.db, sql)? {
+                return self.exec_sql(sql).map(|_| None);
+            }
+            if self.prepared.len() >= STATEMENT_CACHE {
+                self.prepared.clear();
+            }
+            let stmt = RawStmt::prepare(self.api, self.db, sql)?;
+            self.prepared.insert(sql.to_string(), stmt);
+        }
+        let stmt = self.prepared.get_mut(sql).expect("prepared above");
+        stmt.clear_bindings();
+        for (i, v) in args.iter().enumerate() {
+            stmt.bind_value(i as std::ffi::c_int + 1, v)?;
+        }
+        stmt.rows().map(Some)
+    }
+
     /// Execute one operation.
     #[inline]
     pub fn execute(&mut self, req: &Request<'_>) -> std::result::Result<Outcome, String> {
