@@ -41,6 +41,7 @@ pub fn propose(view: &TraceView) -> Option<Candidate> {
             "-- in the app: BEGIN … COMMIT around each burst of writes ({} bursts, up to {largest} writes)",
             view.bursts.len()
         )],
+        shapes: Vec::new(),
         variant: Variant {
             edits: vec![Edit::Batch {
                 runs: view.bursts.iter().map(|b| (b.first, b.last)).collect(),
@@ -60,15 +61,18 @@ pub struct DurabilityCost {
     pub models: Vec<ModelCost>,
 }
 
-/// One power-loss model's findings.
+/// One power-loss model's findings: the batched trace beside the app's own, which shows what the
+/// configuration itself loses (under the strict model, a database file created without a
+/// directory sync, for one).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelCost {
     pub model: String,
-    /// Crash states tried on the batched trace.
+    /// Crash states tried on the batched trace and on the app's own.
     pub crashes: u64,
-    /// Acknowledged commits lost, batched and as the app ran.
-    pub lost_batched: u64,
-    pub lost_baseline: u64,
+    pub crashes_baseline: u64,
+    /// Crash states after which an acknowledged commit was missing, batched and as the app ran.
+    pub losing_batched: u64,
+    pub losing_baseline: u64,
     /// The most acknowledged commits one crash took, batched.
     pub most_lost_at_once: u64,
 }
@@ -137,8 +141,9 @@ pub fn durability_cost(
         cost.models.push(ModelCost {
             model: model.into(),
             crashes: batched_r.crashes,
-            lost_batched: batched_r.acknowledged_lost,
-            lost_baseline: base_r.acknowledged_lost,
+            crashes_baseline: base_r.crashes,
+            losing_batched: batched_r.crashes_losing_commits,
+            losing_baseline: base_r.crashes_losing_commits,
             most_lost_at_once: batched_r.most_lost_at_once,
         });
     }
@@ -160,8 +165,8 @@ impl DurabilityCost {
             .iter()
             .map(|m| {
                 format!(
-                    "{}: {} acknowledged commits lost in {} crashes (as the app ran: {})",
-                    m.model, m.lost_batched, m.crashes, m.lost_baseline
+                    "{}: {} of {} crashes lost acknowledged commits (as the app ran: {} of {})",
+                    m.model, m.losing_batched, m.crashes, m.losing_baseline, m.crashes_baseline
                 )
             })
             .collect();

@@ -131,6 +131,7 @@ pub fn candidates_of(found: &Findings) -> Vec<Candidate> {
                 short(&i.shapes[0])
             ),
             sql: vec![format!("{sql};")],
+            shapes: i.shapes.clone(),
             variant: Variant {
                 edits: vec![Edit::CreateIndex {
                     table: i.table.clone(),
@@ -149,6 +150,7 @@ pub fn candidates_of(found: &Findings) -> Vec<Candidate> {
                 u.table
             ),
             sql: vec![format!("DROP INDEX {};", ident(&u.name))],
+            shapes: Vec::new(),
             variant: Variant {
                 edits: vec![Edit::DropIndex {
                     name: u.name.to_ascii_lowercase(),

@@ -2,7 +2,7 @@
 //! this process, evicted from the page cache, the trace replayed with its own timing in a
 //! fresh process), interleaved baseline, variant, baseline, variant … `repeats` times; from the
 //! samples, the app's busy time (the sum of its statements' service times, sleeps left out),
-//! the busy time of its writes, p50/p95 per statement shape and the I/O. The comparison is
+//! the busy time of its writes (and commits), p50/p95 per statement shape and the I/O. The comparison is
 //! `compare`'s (Welch's interval on the difference of the means, [`Comparison`]).
 
 use crate::error::Result;
@@ -10,7 +10,6 @@ use crate::platform::session::PlatformRequest;
 use crate::results::repeats::{Comparison, Estimate};
 use crate::run::{self, RunRequest, WorkloadChoice};
 use crate::stats::LatencyHistogram;
-use crate::workload::op::OpKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,6 +23,11 @@ pub struct Replay {
     pub read_bytes: u64,
     pub write_bytes: u64,
     pub syncs: u64,
+    /// Time the statements spent waiting for syncs, and reading.
+    pub sync_ns: u64,
+    pub read_ns: u64,
+    /// Bytes the statements read from the database file itself (not its journal or WAL).
+    pub main_read_bytes: u64,
     /// Bytes read and written in other files than the database and its journal or WAL (temporary
     /// tables, sorts, statement journals).
     pub temp_bytes: u64,
@@ -35,12 +39,14 @@ pub struct Replay {
     pub wall_ns: u64,
 }
 
-/// Replay `trace` (whose run operations have the shapes `run_shapes`) once with `options`.
+/// Replay `trace` (whose run operations have the shapes `run_shapes`; `writes[id]`: shape `id`
+/// writes) once with `options`.
 pub fn replay(
     trace: &Path,
     engine: &str,
     options: &[(String, String)],
     run_shapes: &[u32],
+    writes: &[bool],
 ) -> Result<Replay> {
     let t0 = crate::platform::clock::mono_ns();
     let req = RunRequest {
@@ -73,19 +79,23 @@ pub fn replay(
         let s = s?;
         let ns = s.latency_ns();
         r.busy_ns += ns;
-        if matches!(s.kind(), OpKind::Insert | OpKind::Update | OpKind::Delete) {
+        let shape = run_shapes.get(s.seq as usize).copied();
+        if shape.is_some_and(|id| writes.get(id as usize).copied().unwrap_or(false)) {
             r.write_busy_ns += ns;
         }
         r.errors += u64::from(!s.ok);
         r.read_bytes += s.io.read_bytes;
         r.write_bytes += s.io.write_bytes;
         r.syncs += s.io.syncs;
-        if let Some(&id) = run_shapes.get(s.seq as usize) {
+        if let Some(id) = shape {
             hists.entry(id).or_default().record(ns);
         }
     }
     if let Some(io) = out.report.io_by_kind.get("other") {
         r.temp_bytes = io.read_bytes + io.write_bytes;
+    }
+    if let Some(io) = out.report.io_by_kind.get("main") {
+        r.main_read_bytes = io.read_bytes;
     }
     for phase in out.report.phases.values() {
         for io in phase.io_by_kind.values() {

@@ -111,6 +111,9 @@ pub struct Candidate {
     pub why: String,
     /// Lines of the advice file (SQL), empty for a change made in the app's code.
     pub sql: Vec<String>,
+    /// The statement shapes (fingerprints) it was proposed for, where it was proposed for some.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shapes: Vec<String>,
     pub variant: Variant,
 }
 
@@ -198,22 +201,33 @@ impl Clock {
     }
 }
 
-/// Advise on `req.trace`.
-pub fn advise(req: &Request) -> Result<Advice> {
-    let clock = Clock {
-        start: mono_ns(),
-        budget: req.budget_ns,
-    };
-    let (header, totals) = crate::workload::trace::verify(&req.trace)?;
+/// Read `trace` through (checksums, totals): a SQL trace, or bad input naming it.
+pub fn check_trace(
+    trace: &Path,
+) -> Result<(
+    crate::workload::trace::TraceHeader,
+    crate::workload::trace::TraceTotals,
+)> {
+    let (header, totals) = crate::workload::trace::verify(trace)?;
     if !matches!(
         header.workload.model,
         crate::workload::model::DataModel::Sql
     ) {
         return Err(Error::input(format!(
             "{}: a key-value trace; advise reads SQL statements (an imported or captured app trace, or a SQL workload)",
-            req.trace.display()
+            trace.display()
         )));
     }
+    Ok((header, totals))
+}
+
+/// Advise on `req.trace`.
+pub fn advise(req: &Request) -> Result<Advice> {
+    let clock = Clock {
+        start: mono_ns(),
+        budget: req.budget_ns,
+    };
+    let (header, totals) = check_trace(&req.trace)?;
     crate::engine::check(&req.engine, &req.options, &header.workload.model)?;
     let mut shapes = Shapes::default();
     let view = shapes::read(&req.trace, &mut shapes, true)?;
@@ -248,7 +262,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
         &base_dir,
         &mut shapes,
     )?;
-    let first = quiet_replay(req, &req.trace, &base_options, &view.run_shapes)?;
+    let first = quiet_replay(req, &req.trace, &base_options, &view.run_shapes, &shapes)?;
     let db_bytes = std::fs::metadata(base_dir.join(crate::engine::sqlite::DB_FILE))
         .map(|m| m.len())
         .unwrap_or(0);
@@ -353,6 +367,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
             change: format!("all {} proposed changes together", winners.len()),
             why: "changes interact (WAL changes what an index costs on writes)".into(),
             sql: Vec::new(),
+            shapes: Vec::new(),
             variant: v,
         };
         let trace = variant_trace(&c.variant, &req.trace, work.path(), "combined")?;
@@ -421,9 +436,10 @@ fn quiet_replay(
     trace: &Path,
     options: &[(String, String)],
     run_shapes: &[u32],
+    shapes: &Shapes,
 ) -> Result<Replay> {
     progress::set_quiet(true);
-    let r = measure::replay(trace, &req.engine, options, run_shapes);
+    let r = measure::replay(trace, &req.engine, options, run_shapes, &shapes.writes());
     progress::set_quiet(req.quiet);
     r
 }
@@ -444,10 +460,15 @@ fn interleaved(
     };
     let (mut a, mut b) = (Side::default(), Side::default());
     for _ in 0..req.repeats.max(1) {
-        a.replays
-            .push(quiet_replay(req, &req.trace, base_options, base_shapes)?);
+        a.replays.push(quiet_replay(
+            req,
+            &req.trace,
+            base_options,
+            base_shapes,
+            shapes,
+        )?);
         b.replays
-            .push(quiet_replay(req, trace, options, &var_shapes)?);
+            .push(quiet_replay(req, trace, options, &var_shapes, shapes)?);
     }
     Ok((a, b))
 }

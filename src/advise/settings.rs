@@ -1,7 +1,8 @@
 //! Settings candidates, each proposed only where the baseline's own replay shows it can matter:
-//! WAL with `synchronous=NORMAL` (or `NORMAL` alone under WAL) where commits wait for syncs;
+//! WAL with `synchronous=NORMAL` (or `NORMAL` alone under WAL) where at least 10 commits each
+//! waited for a sync and syncs took a tenth of the busy time;
 //! a larger page cache, and memory-mapped reads, where the replay read more than the whole
-//! database; temporary storage in memory where sorts and temporary tables wrote files; a
+//! database file (at least 1 MiB) and reading took a tenth of the busy time; temporary storage in memory where sorts and temporary tables wrote files; a
 //! larger page size (with the rebuild it needs) where reads were mostly whole-table scans. And
 //! the user's own `--try` options, as they are.
 
@@ -12,6 +13,12 @@ use super::{Candidate, Kind};
 
 /// The largest page cache proposed (KiB), whatever the database's size.
 const MAX_CACHE_KIB: u64 = 65_536;
+/// A kind of I/O matters when the statements spent at least this share of their busy time in it.
+const MATTERS: f64 = 0.10;
+/// Commits the trace must make for their syncs to matter.
+const MIN_COMMITS: u64 = 10;
+/// Bytes the replay must read from the database file for the cache to matter.
+const MIN_READ_BYTES: u64 = 1 << 20;
 
 fn option<'a>(options: &'a [(String, String)], key: &str) -> Option<&'a str> {
     options
@@ -36,6 +43,7 @@ fn setting(change: &[(&str, String)], why: String, extra_sql: &[&str]) -> Candid
             .join(" "),
         why,
         sql,
+        shapes: Vec::new(),
         variant: Variant {
             edits: Vec::new(),
             options: change
@@ -58,7 +66,12 @@ pub fn propose(
     let journal = option(base, "journal_mode").unwrap_or("delete");
     let sync = option(base, "synchronous").unwrap_or("full");
     let wal = journal == "wal";
-    if view.commits > 0 && first.syncs >= view.commits && sync != "off" {
+    let share = |ns: u64| ns as f64 / first.busy_ns.max(1) as f64;
+    if view.commits >= MIN_COMMITS
+        && first.syncs >= view.commits
+        && share(first.sync_ns) >= MATTERS
+        && sync != "off"
+    {
         let why = format!(
             "{} syncs for {} commits: every commit waits for storage",
             first.syncs, view.commits
@@ -80,7 +93,11 @@ pub fn propose(
             ));
         }
     }
-    if db_bytes > 0 && first.read_bytes > db_bytes {
+    let rereads = db_bytes > 0
+        && first.main_read_bytes > db_bytes
+        && first.main_read_bytes >= MIN_READ_BYTES
+        && share(first.read_ns) >= MATTERS;
+    if rereads {
         let kib = (db_bytes * 2 / 1024).clamp(4096, MAX_CACHE_KIB);
         let cache = option(base, "cache_size").unwrap_or("-2000");
         if cache
@@ -91,7 +108,7 @@ pub fn propose(
                 &[("cache_size", format!("-{kib}"))],
                 format!(
                     "the replay read {} from a {} database: pages left the cache and were read again",
-                    crate::output::units::bytes(first.read_bytes),
+                    crate::output::units::bytes(first.main_read_bytes),
                     crate::output::units::bytes(db_bytes)
                 ),
                 &[],
@@ -103,7 +120,7 @@ pub fn propose(
                 &[("mmap_size", map.to_string())],
                 format!(
                     "the replay read {} through read(); a map reads the file without copying",
-                    crate::output::units::bytes(first.read_bytes)
+                    crate::output::units::bytes(first.main_read_bytes)
                 ),
                 &[],
             ));
@@ -120,12 +137,12 @@ pub fn propose(
         ));
     }
     let page = option(base, "page_size").unwrap_or("4096");
-    if db_bytes > 0 && first.read_bytes >= db_bytes.saturating_mul(4) && page == "4096" {
+    if rereads && first.main_read_bytes >= db_bytes.saturating_mul(4) && page == "4096" {
         out.push(setting(
             &[("page_size", "16384".into())],
             format!(
                 "reads ({}) are whole scans of a {} database: larger pages read it in fewer calls",
-                crate::output::units::bytes(first.read_bytes),
+                crate::output::units::bytes(first.main_read_bytes),
                 crate::output::units::bytes(db_bytes)
             ),
             &["VACUUM; -- page_size takes effect on an existing database only after a rebuild"],

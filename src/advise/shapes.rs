@@ -106,6 +106,18 @@ impl Shapes {
     pub fn get(&self, id: u32) -> &Shape {
         &self.list[id as usize]
     }
+
+    /// Per shape id: whether its statements write (INSERT, UPDATE, DELETE, and the COMMITs that
+    /// make writes durable).
+    pub fn writes(&self) -> Vec<bool> {
+        self.list
+            .iter()
+            .map(|s| {
+                matches!(s.kind, OpKind::Insert | OpKind::Update | OpKind::Delete)
+                    || matches!(txn_step(&s.example), TxnStep::Commit)
+            })
+            .collect()
+    }
 }
 
 fn text_hash(sql: &str) -> u64 {

@@ -53,6 +53,7 @@ pub fn propose(shapes: &Shapes) -> Option<Candidate> {
                 )
             })
             .collect(),
+        shapes: Vec::new(),
         variant: Variant {
             edits: vec![Edit::Parameterize {
                 shapes: chosen

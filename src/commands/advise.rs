@@ -69,6 +69,7 @@ impl AdviseArgs {
                 escape(&self.trace.display().to_string())
             )));
         }
+        advise::check_trace(&self.trace)?;
         let budget_ns = advise::parse_budget(&self.budget)?;
         if !(2..=advise::MAX_REPEATS).contains(&self.repeats) {
             return Err(Error::input(format!(
