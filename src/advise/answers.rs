@@ -90,13 +90,16 @@ pub fn replay(
     let mut out = Answers::default();
     let mut sums: Vec<u64> = Vec::new();
     let mut errors: Vec<u64> = Vec::new();
+    let mut ran: Vec<bool> = Vec::new();
     while let Some(item) = reader.next_item()? {
         let TraceItem::Run(t) = item else { continue };
         let id = shapes.intern(&t.op) as usize;
         if sums.len() <= id {
             sums.resize(id + 1, 0);
             errors.resize(id + 1, 0);
+            ran.resize(id + 1, false);
         }
+        ran[id] = true;
         let t0 = mono_ns();
         let got = session.answer(&t.op);
         out.busy_ns += mono_ns() - t0;
@@ -115,6 +118,9 @@ pub fn replay(
     }
     drop(e);
     for (id, sum) in sums.iter().enumerate() {
+        if !ran[id] {
+            continue;
+        }
         let fp = shapes.get(id as u32).fingerprint.clone();
         if errors[id] > 0 {
             out.errors.insert(fp.clone(), errors[id]);

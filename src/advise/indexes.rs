@@ -252,7 +252,7 @@ pub struct Constraints {
 fn word(t: &crate::workload::import::sql::lexer::Token<'_>) -> Option<String> {
     match t.kind {
         Kind::Word => Some(t.text.to_string()),
-        Kind::QuotedIdent if t.text.len() >= 2 => Some(t.text[1..t.text.len() - 1].to_string()),
+        Kind::QuotedIdent if !t.open => t.text.get(1..t.text.len() - 1).map(str::to_string),
         _ => None,
     }
 }

@@ -23,7 +23,7 @@ pub struct Replay {
     pub read_bytes: u64,
     pub write_bytes: u64,
     pub syncs: u64,
-    /// Time the statements spent waiting for syncs, and reading.
+    /// Time the replay spent waiting for syncs, and reading the database file.
     pub sync_ns: u64,
     pub read_ns: u64,
     /// Bytes the statements read from the database file itself (not its journal or WAL).
@@ -96,7 +96,10 @@ pub fn replay(
     }
     if let Some(io) = out.report.io_by_kind.get("main") {
         r.main_read_bytes = io.read_bytes;
+        r.read_ns = io.read_ns;
     }
+    // The samples count the calls; the replay's totals also time them.
+    r.sync_ns = out.report.io_by_kind.values().map(|io| io.sync_ns).sum();
     for phase in out.report.phases.values() {
         for io in phase.io_by_kind.values() {
             r.read_bytes += io.read_bytes;
