@@ -92,7 +92,7 @@ pub fn sql_splitter(data: &[u8]) {
 /// as parameters, a plan's detail lines), and `advise --budget`'s text.
 pub fn advise_text(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = crate::advise::indexes::constraints(text);
+        let _ = crate::advise::constraints::constraints(text);
         let _ = crate::advise::variant::bind_literals(text);
         let _ = crate::advise::parse_budget(text);
         let details: Vec<String> = text.lines().map(String::from).collect();

@@ -1,6 +1,7 @@
 //! `advise`: from an app's trace, the changes worth making, each measured against the app's own
 //! baseline. The trace is replayed as the app ran it (its recorded settings) into a scratch
-//! database; candidates are proposed from the plans and the I/O ([`indexes`], [`settings`],
+//! database; candidates are proposed from the plans and the I/O ([`indexes`], reading
+//! statements with [`constraints`]; [`settings`],
 //! [`batching`], [`statements`], and the user's own `--try`); each is written as a variant of
 //! the trace ([`variant`]), its answers checked against the baseline's ([`answers`]), timed
 //! quickly to order the candidates, then replayed against the baseline, interleaved, with
@@ -9,6 +10,7 @@
 
 pub mod answers;
 pub mod batching;
+pub mod constraints;
 pub mod indexes;
 pub mod measure;
 pub mod render;
