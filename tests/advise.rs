@@ -9,7 +9,8 @@
 //! - an index no statement uses, under a write-heavy program: no index is proposed, the unused
 //!   one is a candidate to drop;
 //! - a sync per commit: WAL with synchronous=NORMAL is proposed, with fewer syncs;
-//! - autocommit inserts in bursts: the batching is proposed, with its durability cost;
+//! - autocommit inserts in bursts: the batching is proposed, with its durability cost, and
+//!   `report` draws its gain;
 //! - lookups by primary key in WAL: nothing is proposed and the output says so; a
 //!   deliberately answer-changing setting (`--try case_sensitive_like=on`) is rejected.
 
@@ -246,6 +247,20 @@ fn autocommit_bursts_are_batched_with_their_durability_cost() {
     let cost = &b["durability"];
     assert_eq!(cost["writes_at_risk"], 25, "{cost}");
     assert_eq!(cost["batches"], 4);
+    // The report draws the advice: the batching's bar among them.
+    let (results, figs) = (sb.results(), sb.path("figs"));
+    sb.pb([
+        "report",
+        "--results",
+        arg(&results),
+        "--format",
+        "svg",
+        "-o",
+        arg(&figs),
+    ])
+    .expect_ok();
+    let svg = std::fs::read_to_string(figs.join("advise.svg")).unwrap();
+    assert!(svg.contains("send 4 bursts of autocommit writes"), "{svg}");
     let models = cost["models"].as_array().unwrap();
     assert_eq!(models.len(), 2, "{cost}");
     for m in models {
