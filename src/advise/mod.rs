@@ -276,7 +276,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
     candidates.extend(batching::propose(&view));
     candidates.extend(statements::propose(&shapes));
     candidates.extend(req.tries.iter().map(|t| settings::tried(t)));
-    let notes: Vec<String> = found
+    let mut notes: Vec<String> = found
         .unplanned
         .iter()
         .map(|(fp, why)| format!("no plan for `{}`: {why}", answers::short(fp)))
@@ -344,7 +344,13 @@ pub fn advise(req: &Request) -> Result<Advice> {
         pair_ns = (mono_ns() - t0) / repeats as u64;
         baseline_all.replays.extend(base.replays.iter().cloned());
         let mut r = measured(c, &base, &var, &shapes, Some(quick));
-        if r.candidate.kind == Kind::Batching && req.durability {
+        let durability = req.durability && clock.fits(pair_ns);
+        if r.candidate.kind == Kind::Batching && req.durability && !durability {
+            notes.push(
+                "the batching's durability cost was not simulated: the budget ran out".into(),
+            );
+        }
+        if r.candidate.kind == Kind::Batching && durability {
             r.durability = Some(batching::durability_cost(
                 &view,
                 &trace,
