@@ -50,26 +50,14 @@ pub fn replay(
 ) -> Result<Replay> {
     let t0 = crate::platform::clock::mono_ns();
     let req = RunRequest {
-        workload: WorkloadChoice::Trace(trace.to_path_buf()),
-        engine: engine.to_string(),
         options: options.to_vec(),
-        delay: None,
-        pacing: run::pacer::Pacing::Think,
-        seed: 1,
-        warm: false,
-        merge_connections: false,
-        order: Default::default(),
-        drop_caches: false,
-        data_dir: None,
-        measure_overhead: false,
         platform: PlatformRequest {
             freq_period_ns: 0,
             energy: crate::platform::energy::Choice::None,
             idle_baseline_ns: None,
             ..PlatformRequest::default()
         },
-        flash: Default::default(),
-        jvm_mode: Default::default(),
+        ..RunRequest::plain(WorkloadChoice::Trace(trace.to_path_buf()), engine)
     };
     let prepared = run::prepare(&req)?;
     let out = run::execute(&req, prepared)?;

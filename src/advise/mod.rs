@@ -311,6 +311,9 @@ pub fn advise(req: &Request) -> Result<Advice> {
     measurable.sort_by(|a, b| b.3.total_cmp(&a.3));
 
     let repeats = req.repeats.max(1);
+    let pair = |trace: &Path, options: &[(String, String)], shapes: &mut Shapes| {
+        interleaved(req, &view.run_shapes, &base_options, trace, options, shapes)
+    };
     let mut pair_ns = first.wall_ns.saturating_mul(2);
     let mut baseline_all = Side::default();
     for (c, trace, options, quick) in measurable {
@@ -325,15 +328,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
         }
         say(&format!("measuring ({repeats}× interleaved): {}", c.change));
         let t0 = mono_ns();
-        let measured_pair = interleaved(
-            req,
-            &view.run_shapes,
-            &base_options,
-            &trace,
-            &options,
-            &mut shapes,
-        );
-        let (base, var) = match measured_pair {
+        let (base, var) = match pair(&trace, &options, &mut shapes) {
             Ok(p) => p,
             Err(e) => {
                 let why = format!("its replay failed: {e}");
@@ -382,14 +377,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
         let options = c.variant.options_over(&base_options);
         if clock.fits(pair_ns.saturating_mul(repeats as u64)) {
             say(&format!("measuring ({repeats}× interleaved): {}", c.change));
-            let (base, var) = interleaved(
-                req,
-                &view.run_shapes,
-                &base_options,
-                &trace,
-                &options,
-                &mut shapes,
-            )?;
+            let (base, var) = pair(&trace, &options, &mut shapes)?;
             combined = Some(measured(c, &base, &var, &shapes, None));
         } else {
             combined = Some(row(
