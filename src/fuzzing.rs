@@ -88,6 +88,18 @@ pub fn sql_splitter(data: &[u8]) {
     }
 }
 
+/// A trace's statement as `advise` reads it (its constraints for an index, its literals bound
+/// as parameters, a plan's detail lines), and `advise --budget`'s text.
+pub fn advise_text(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = crate::advise::constraints::constraints(text);
+        let _ = crate::advise::variant::bind_literals(text);
+        let _ = crate::advise::parse_budget(text);
+        let details: Vec<String> = text.lines().map(String::from).collect();
+        let _ = crate::advise::indexes::read_plan(&details);
+    }
+}
+
 /// An energy meter's CSV, placed on a run's clock.
 pub fn meter_csv(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
@@ -338,13 +350,14 @@ pub fn fs_recording(data: &[u8]) {
     }
 }
 
-pub const TARGETS: [(&str, Target); 17] = [
+pub const TARGETS: [(&str, Target); 18] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
     ("spec_json", spec_json),
     ("spec_properties", spec_properties),
     ("sql_splitter", sql_splitter),
+    ("advise_text", advise_text),
     ("meter_csv", meter_csv),
     ("device_text", device_text),
     ("study_plan", study_plan),

@@ -4,6 +4,7 @@
 //! The binary (`src/main.rs`) is a thin shell over this library; benchmarks under `benches/`
 //! and integration tests use the same code paths.
 
+pub mod advise;
 pub mod bench_suites;
 pub mod capture;
 pub mod commands;

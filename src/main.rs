@@ -45,6 +45,7 @@ fn main() {
         Command::Engines(args) => commands::engines::main(args),
         Command::Matrix(args) => commands::matrix::main(args),
         Command::Compare(args) => commands::compare::main(args),
+        Command::Advise(args) => commands::advise::main(args),
         Command::Report(args) => commands::report::main(args),
         Command::Doctor(args) => commands::doctor::main(args),
         Command::Diagnose(args) => commands::diagnose::main(args),

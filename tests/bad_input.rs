@@ -476,3 +476,54 @@ fn trace_import_and_capture_refuse_bad_input_without_writing_a_file() {
     assert_refused(&out, &["capture: cannot run \"/no/such/program\""]);
     assert!(!sb.path("cap.jsonl").exists());
 }
+
+#[test]
+fn advise_refuses_bad_input_before_any_work() {
+    let sb = Sandbox::new();
+    let sql = sb.trace_gen(
+        "app.pbt",
+        &words("--workload pocketdata-a --records 10 --ops 10 --delay zero"),
+    );
+    let kv = sb.trace_gen("kv.pbt", &words("--records 5 --ops 5 --delay zero"));
+    sb.write("notes.txt", "not a trace\n");
+    let (sql, kv) = (arg(&sql), arg(&kv));
+    let cases: [(&[&str], &[&str]); 11] = [
+        (&["missing.pbt"], &["missing.pbt", "no such trace file"]),
+        (&["notes.txt"], &["notes.txt"]),
+        (&[kv], &["kv.pbt", "a key-value trace"]),
+        (
+            &[sql, "--budget", "10"],
+            &["--budget", "expected e.g. 90s, 10m or 1h"],
+        ),
+        (&[sql, "--budget", "0"], &["--budget", "more than 0"]),
+        (
+            &[sql, "--budget", "400h"],
+            &["--budget", "400h", "at most a week"],
+        ),
+        (
+            &[sql, "--repeats", "1"],
+            &["--repeats 1", "expected 2 to 100"],
+        ),
+        (
+            &[sql, "--try", "cache_size"],
+            &["--try", "cache_size", "KEY=VALUE"],
+        ),
+        (
+            &[sql, "--try", "journal_mode=bogus"],
+            &["--try", "journal_mode"],
+        ),
+        (&[sql, "--set", "nosuch=1"], &["--set", "nosuch"]),
+        (
+            &[sql, "-o", "no/such/dir/advice.sql"],
+            &["-o", "does not exist"],
+        ),
+    ];
+    let results = sb.path("advise.db");
+    for (args, needles) in cases {
+        let mut all = vec!["advise"];
+        all.extend_from_slice(args);
+        all.extend(["--results", arg(&results)]);
+        assert_refused(&sb.pb(all), needles);
+        assert!(!results.exists(), "{args:?} created the results store");
+    }
+}

@@ -64,6 +64,13 @@ pub enum Command {
         after_help = "A and B are each a results store file (all its runs) or a filter over --results:\n  key=value[,key=value...], alternatives with |, e.g. engine=sqlite,delay=zero or run=3-5.\n\nExamples:\n  pocketbench compare engine=null engine=sqlite --results study.db\n  pocketbench compare 'study=1,cell=1' 'study=1,cell=3' --results study.db\n  pocketbench compare study.db pocketbench.db --confidence 0.95   two stores, all the runs of each"
     )]
     Compare(CompareArgs),
+    /// What should this app change? Indexes, settings, batching and statements proposed from
+    /// its trace, each replayed against the app's own baseline; only gains whose interval
+    /// excludes zero, with equal answers, are proposed.
+    #[command(
+        after_help = "Examples:\n  pocketbench advise app.pbt\n  pocketbench advise app.pbt --budget 2m --repeats 3 -o advice.sql\n  pocketbench advise app.pbt --set journal_mode=wal --try cache_size=-8000 --json\n\nThe method: docs/advise.md"
+    )]
+    Advise(super::advise::AdviseArgs),
     /// Write a report: one self-contained HTML file with SVG charts, the figures as PNG or SVG
     /// files, or the summary as Markdown or CSV.
     #[command(

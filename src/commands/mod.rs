@@ -2,6 +2,7 @@
 //! print the outcome (text or JSON). Handlers hold no measurement logic of their own, and no
 //! module outside `commands/` uses them.
 
+pub mod advise;
 pub mod agent;
 pub mod capture;
 pub mod cli;

@@ -16,7 +16,7 @@ use crate::platform::cpufreq::{self, request::GovernorRequest};
 use crate::platform::session::PlatformRequest;
 use crate::platform::sysfs::sysfs_root;
 use crate::results::{self, store::Store, summary::RunSummary};
-use crate::run::{self, pacer::Pacing, RunRequest, WorkloadChoice};
+use crate::run::{self, RunRequest, WorkloadChoice};
 use crate::workload::delay::DelayModel;
 use crate::workload::Overrides;
 use candidate::candidate;
@@ -144,21 +144,9 @@ fn run_one(
         },
     };
     let run_req = RunRequest {
-        workload,
-        engine: req.engine.clone(),
-        options: Vec::new(),
         delay,
-        pacing: Pacing::Think,
-        seed: 1,
-        warm: false,
-        merge_connections: false,
-        order: Default::default(),
-        drop_caches: false,
-        data_dir: None,
-        measure_overhead: false,
         platform,
-        flash: Default::default(),
-        jvm_mode: Default::default(),
+        ..RunRequest::plain(workload, &req.engine)
     };
     let prepared = run::prepare(&run_req)?;
     let mut store = Store::open(&req.results)?;

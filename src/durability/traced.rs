@@ -220,6 +220,16 @@ pub fn replay(
 /// A digest of a SQLite database's content: the schema and every table's rows, as a
 /// multiset (row order aside).
 pub fn digest(db: &Path) -> std::result::Result<u64, String> {
+    digest_where(db, "")
+}
+
+/// [`digest`] with the indexes left out of the schema: the same for two databases whose
+/// tables hold the same rows under other indexes (`advise` compares variants so).
+pub fn digest_without_indexes(db: &Path) -> std::result::Result<u64, String> {
+    digest_where(db, " AND type <> 'index'")
+}
+
+fn digest_where(db: &Path, filter: &str) -> std::result::Result<u64, String> {
     let c = rusqlite::Connection::open(db).map_err(|e| e.to_string())?;
     let hash = |parts: &dyn Fn(&mut std::hash::DefaultHasher)| {
         let mut h = std::hash::DefaultHasher::new();
@@ -227,7 +237,7 @@ pub fn digest(db: &Path) -> std::result::Result<u64, String> {
         h.finish()
     };
     let mut schema = c
-        .prepare("SELECT type, name, coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+        .prepare(&format!("SELECT type, name, coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'{filter} ORDER BY type, name"))
         .map_err(|e| e.to_string())?;
     let objects: Vec<(String, String, String)> = schema
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))

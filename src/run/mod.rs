@@ -69,6 +69,32 @@ pub struct RunRequest {
     pub jvm_mode: jvm::JvmMode,
 }
 
+impl RunRequest {
+    /// A run of `workload` on `engine` with every other choice at its plainest: the engine's
+    /// default options, the workload's own delays, think pacing, seed 1, replayed in a fresh
+    /// process from a temporary folder, no overhead measurement, the platform's default
+    /// observation, no flash capture.
+    pub fn plain(workload: WorkloadChoice, engine: &str) -> RunRequest {
+        RunRequest {
+            workload,
+            engine: engine.to_string(),
+            options: Vec::new(),
+            delay: None,
+            pacing: Pacing::Think,
+            seed: 1,
+            warm: false,
+            merge_connections: false,
+            order: Default::default(),
+            drop_caches: false,
+            data_dir: None,
+            measure_overhead: false,
+            platform: Default::default(),
+            flash: Default::default(),
+            jvm_mode: Default::default(),
+        }
+    }
+}
+
 /// What a run produced, before it is summarised and stored.
 pub struct RunOutput {
     pub header: TraceHeader,

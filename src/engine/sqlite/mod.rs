@@ -119,6 +119,10 @@ impl Engine for SqliteEngine {
     fn last_read(&self) -> LastRead<'_> {
         self.session.last_read()
     }
+
+    fn as_sql(&mut self) -> Option<&mut SqlSession> {
+        Some(&mut self.session)
+    }
 }
 
 #[cfg(test)]

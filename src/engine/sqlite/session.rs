@@ -216,11 +216,29 @@ impl SqlSession {
     /// and kept (as Android's per-connection statement cache does). Returns rows produced or
     /// changed.
     pub fn exec_bound(&mut self, sql: &str, args: &[SqlValue]) -> std::result::Result<u64, String> {
+        match self.bound(sql, args, false)? {
+            Some(stmt) => stmt.run(),
+            None => Err(format!("{sql}: more than one statement")),
+        }
+    }
+
+    /// The statement `sql`, prepared once per text and kept (as Android's per-connection
+    /// statement cache does), with `args` bound; `None` when `whole` and the text holds more
+    /// than one statement (then nothing is kept).
+    fn bound(
+        &mut self,
+        sql: &str,
+        args: &[SqlValue],
+        whole: bool,
+    ) -> std::result::Result<Option<&mut RawStmt>, String> {
         if !self.prepared.contains_key(sql) {
+            let (stmt, only) = RawStmt::prepare_first(self.api, self.db, sql)?;
+            if whole && !only {
+                return Ok(None);
+            }
             if self.prepared.len() >= STATEMENT_CACHE {
                 self.prepared.clear();
             }
-            let stmt = RawStmt::prepare(self.api, self.db, sql)?;
             self.prepared.insert(sql.to_string(), stmt);
         }
         let stmt = self.prepared.get_mut(sql).expect("prepared above");
@@ -228,7 +246,37 @@ impl SqlSession {
         for (i, v) in args.iter().enumerate() {
             stmt.bind_value(i as std::ffi::c_int + 1, v)?;
         }
-        stmt.run()
+        Ok(Some(stmt))
+    }
+
+    /// Run one SQL operation and give the rows it returned (columns as bytes, numbers in their
+    /// text form), for comparing the answers of two replays of a trace; a text holding several
+    /// statements is run with [`SqlSession::exec_sql`] and gives `None` (its rows are not kept).
+    /// The statement is prepared once per text and kept, as [`SqlSession::exec_bound`] does.
+    pub fn answer(&mut self, op: &Op) -> std::result::Result<Option<Vec<Vec<Vec<u8>>>>, String> {
+        if let Some(g) = &self.guard {
+            g.start();
+        }
+        let (sql, args) = match op {
+            Op::Sql { sql } => (sql.as_str(), &[][..]),
+            Op::SqlArgs { sql, args } => (sql.as_str(), args.as_slice()),
+            _ => return Err("not a SQL operation".into()),
+        };
+        match (self.answer_of(sql, args), &self.guard) {
+            (Err(e), Some(g)) => Err(g.explain(e)),
+            (r, _) => r,
+        }
+    }
+
+    fn answer_of(
+        &mut self,
+        sql: &str,
+        args: &[SqlValue],
+    ) -> std::result::Result<Option<Vec<Vec<Vec<u8>>>>, String> {
+        match self.bound(sql, args, true)? {
+            Some(stmt) => stmt.rows().map(Some),
+            None => self.exec_sql(sql).map(|_| None),
+        }
     }
 
     /// Execute one operation.

@@ -25,15 +25,26 @@ pub(crate) fn errmsg(api: &Api, db: *mut Db) -> String {
 impl RawStmt {
     /// Prepare `sql` (one statement) on `db`.
     pub(crate) fn prepare(api: &'static Api, db: *mut Db, sql: &str) -> Result<Self, String> {
+        Self::prepare_first(api, db, sql).map(|(stmt, _)| stmt)
+    }
+
+    /// Prepare the first statement of `sql` on `db`, and say whether it is the only one
+    /// (nothing but spaces and semicolons after it).
+    pub(crate) fn prepare_first(
+        api: &'static Api,
+        db: *mut Db,
+        sql: &str,
+    ) -> Result<(Self, bool), String> {
         let mut stmt = std::ptr::null_mut();
-        // SAFETY: db is open; sql pointer/length describe valid UTF-8.
+        let mut tail = std::ptr::null();
+        // SAFETY: db is open; sql pointer/length describe valid UTF-8; tail points into it.
         let rc = unsafe {
             (api.prepare_v2)(
                 db,
                 sql.as_ptr().cast(),
                 sql.len() as c_int,
                 &mut stmt,
-                std::ptr::null_mut(),
+                &mut tail,
             )
         };
         if rc != ffi::SQLITE_OK {
@@ -42,7 +53,11 @@ impl RawStmt {
         if stmt.is_null() {
             return Err("empty statement".into());
         }
-        Ok(RawStmt { stmt, db, api })
+        // SAFETY: tail points into `sql`, at or before its end.
+        let consumed = unsafe { (tail as *const u8).offset_from(sql.as_ptr()) } as usize;
+        let rest = sql.get(consumed..).unwrap_or("");
+        let only = rest.chars().all(|c| c.is_whitespace() || c == ';');
+        Ok((RawStmt { stmt, db, api }, only))
     }
 
     /// Take ownership of an already prepared statement.

@@ -4,9 +4,10 @@
 //!
 //! * [`svg`] — the chart kit; [`scatter`], [`bars`], [`timeline`], [`lines`], [`grid`] — the
 //!   figures of runs; [`imported`] — an imported trace's (`--trace`); [`flash`] — the flashbench figures; [`models`] — the data-model study;
-//!   [`durability`] — speed beside safety
+//!   [`durability`] — speed beside safety; [`advise`] — what each candidate change saved
 //! * [`page`] — the HTML page and its tables
 
+pub mod advise;
 pub mod bars;
 pub mod durability;
 pub mod flash;
@@ -37,7 +38,8 @@ pub struct Figure {
 
 /// Every figure, in report order: those of the runs (when any are selected), then the
 /// flashbench figures (when the store holds a flashbench run), then the durability figure
-/// (when it holds a durability run), then the data-model study's (when it holds a models run).
+/// (when it holds a durability run), the advice figure (when it holds an advice), then the
+/// data-model study's (when it holds a models run).
 pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>> {
     let mut out = Vec::new();
     if !data.runs.is_empty() {
@@ -55,6 +57,7 @@ pub fn figures(data: &Dataset, store: &Store, level: f64) -> Result<Vec<Figure>>
         out.extend(flash::figures(&run, stored));
     }
     out.extend(durability::figure(store)?);
+    out.extend(advise::figure(store)?);
     out.extend(models::figures(store)?);
     Ok(out)
 }

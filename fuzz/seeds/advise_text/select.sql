@@ -1,0 +1,1 @@
+SELECT a, b FROM t AS x WHERE x.b = 'it''s' AND c BETWEEN 1 AND 2 AND d IN (1, 2) ORDER BY e DESC, f LIMIT 10

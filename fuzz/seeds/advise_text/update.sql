@@ -1,0 +1,1 @@
+UPDATE "my table" SET v = x'00ff' WHERE k == 0x1f AND j IS NOT NULL

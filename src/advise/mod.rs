@@ -1,0 +1,545 @@
+//! `advise`: from an app's trace, the changes worth making, each measured against the app's own
+//! baseline. The trace is replayed as the app ran it (its recorded settings) into a scratch
+//! database; candidates are proposed from the plans and the I/O ([`indexes`], reading
+//! statements with [`constraints`]; [`settings`],
+//! [`batching`], [`statements`], and the user's own `--try`); each is written as a variant of
+//! the trace ([`variant`]), its answers checked against the baseline's ([`answers`]), timed
+//! quickly to order the candidates, then replayed against the baseline, interleaved, with
+//! confidence intervals ([`measure`]), within the budget; the winners are measured once more
+//! together. [`render`] writes the ranked table and the advice file.
+
+pub mod answers;
+pub mod batching;
+pub mod constraints;
+pub mod indexes;
+pub mod measure;
+pub mod render;
+pub mod settings;
+pub mod shapes;
+pub mod statements;
+pub mod variant;
+
+use crate::error::{Error, Result, ResultExt};
+use crate::output::progress;
+use crate::platform::clock::mono_ns;
+use answers::Answers;
+use measure::{Gain, Replay, Side};
+use serde::Serialize;
+use shapes::Shapes;
+use std::path::{Path, PathBuf};
+use variant::Variant;
+
+/// Results store kind of an advice.
+pub const SUITE: &str = "advise";
+/// Confidence level of every interval.
+pub const LEVEL: f64 = 0.95;
+/// Repeats per side at most (docs/limits.md).
+pub const MAX_REPEATS: usize = 100;
+/// `--try` candidates at most.
+pub const MAX_TRIES: usize = 50;
+
+/// The longest `--budget` (docs/limits.md): a week.
+pub const MAX_BUDGET_NS: u64 = 7 * 24 * 3_600 * 1_000_000_000;
+
+/// `--budget`: a duration as `run --delay` takes one (`500ms`, `90s`), or whole or decimal
+/// minutes (`10m`) or hours (`1h`); more than 0 and at most a week.
+pub fn parse_budget(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let scaled = |number: &str, unit_ns: u64| -> Result<u64> {
+        let secs = crate::output::units::parse_duration(&format!("{number}s"), "--budget")
+            .map_err(|_| bad_budget(text, "expected a number before the unit"))?;
+        secs.checked_mul(unit_ns / 1_000_000_000)
+            .ok_or_else(|| bad_budget(text, "too large"))
+    };
+    let ns = if let Some(n) = t.strip_suffix('h') {
+        scaled(n, 3_600_000_000_000)?
+    } else if let Some(n) = t.strip_suffix("min").or_else(|| {
+        t.strip_suffix('m')
+            .filter(|n| !n.ends_with(|c: char| c.is_ascii_alphabetic()))
+    }) {
+        scaled(n, 60_000_000_000)?
+    } else {
+        crate::output::units::parse_duration(t, "--budget")
+            .map_err(|_| bad_budget(text, "expected e.g. 90s, 10m or 1h"))?
+    };
+    if ns == 0 {
+        return Err(bad_budget(text, "must be more than 0"));
+    }
+    if ns > MAX_BUDGET_NS {
+        return Err(bad_budget(text, "at most a week (168h)"));
+    }
+    Ok(ns)
+}
+
+fn bad_budget(text: &str, why: &str) -> Error {
+    Error::input(format!("--budget {}: {why}", crate::limits::escape(text)))
+}
+
+/// What to advise on.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub trace: PathBuf,
+    pub engine: String,
+    /// `-o` options on top of the trace's recorded settings: the baseline.
+    pub options: Vec<(String, String)>,
+    pub budget_ns: u64,
+    pub repeats: usize,
+    /// Engine options to try as candidates of their own (`--try KEY=VALUE[,KEY=VALUE]`).
+    pub tries: Vec<Vec<(String, String)>>,
+    /// Work out the batching's durability cost (power-loss simulation).
+    pub durability: bool,
+    pub quiet: bool,
+}
+
+/// What kind of change a candidate is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Index,
+    DropIndex,
+    Setting,
+    Batching,
+    Statements,
+    Tried,
+}
+
+/// One proposed change.
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    pub kind: Kind,
+    /// The change in a few words (`CREATE INDEX …`, `journal_mode=wal synchronous=normal`).
+    pub change: String,
+    /// Why it was proposed.
+    pub why: String,
+    /// Lines of the advice file (SQL), empty for a change made in the app's code.
+    pub sql: Vec<String>,
+    /// The statement shapes (fingerprints) it was proposed for, where it was proposed for some.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shapes: Vec<String>,
+    pub variant: Variant,
+}
+
+/// What became of a candidate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "verdict", content = "detail", rename_all = "snake_case")]
+pub enum Verdict {
+    /// Faster, the interval of the gain excluding zero, with equal answers.
+    Proposed,
+    /// Neither faster nor slower beyond the interval.
+    NoGain,
+    /// Slower, the interval excluding zero.
+    Slower,
+    /// Its replay answered differently: how.
+    ChangesAnswers(String),
+    /// Not measured: why (the budget).
+    NotMeasured(String),
+}
+
+/// A candidate with its measurements.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub candidate: Candidate,
+    pub verdict: Verdict,
+    /// Busy time saved by the quick first measurement (ms; positive is faster).
+    pub quick_saved_ms: Option<f64>,
+    /// The app's busy time, baseline beside variant (ms).
+    pub gain: Option<Gain>,
+    /// The busy time of the app's writes (ms).
+    pub writes: Option<Gain>,
+    /// Mean syncs and bytes written per replay, baseline then variant.
+    pub syncs: Option<(f64, f64)>,
+    pub write_bytes: Option<(f64, f64)>,
+    /// The statement shapes whose p50 changed most, baseline beside variant (µs).
+    pub shapes: Vec<render::ShapeBeside>,
+    /// For batching: what a power loss can take.
+    pub durability: Option<batching::DurabilityCost>,
+}
+
+/// The whole answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Advice {
+    #[serde(default)]
+    pub id: i64,
+    pub created_at: String,
+    pub tool_version: String,
+    pub trace: String,
+    pub trace_digest: String,
+    pub engine: String,
+    pub baseline_options: Vec<(String, String)>,
+    pub statements: u64,
+    pub shapes: usize,
+    pub repeats: usize,
+    pub level: f64,
+    pub budget_ns: u64,
+    pub elapsed_ns: u64,
+    /// The baseline's busy time over its replays beside the first candidate (ms).
+    pub baseline_busy: Option<crate::results::repeats::Estimate>,
+    /// Ranked: proposed first (largest gain first), then the others.
+    pub rows: Vec<Row>,
+    /// Every proposed change together, when more than one was proposed.
+    pub combined: Option<Row>,
+    /// Statement shapes whose plan could not be read.
+    pub notes: Vec<String>,
+}
+
+impl Advice {
+    pub fn proposed(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|r| r.verdict == Verdict::Proposed)
+    }
+}
+
+/// Budget bookkeeping.
+struct Clock {
+    start: u64,
+    budget: u64,
+}
+
+impl Clock {
+    fn elapsed(&self) -> u64 {
+        mono_ns() - self.start
+    }
+    fn fits(&self, more: u64) -> bool {
+        self.elapsed().saturating_add(more) <= self.budget
+    }
+}
+
+/// Read `trace` through (checksums, totals): a SQL trace, or bad input naming it.
+pub fn check_trace(
+    trace: &Path,
+) -> Result<(
+    crate::workload::trace::TraceHeader,
+    crate::workload::trace::TraceTotals,
+)> {
+    let (header, totals) = crate::workload::trace::verify(trace)?;
+    if !matches!(
+        header.workload.model,
+        crate::workload::model::DataModel::Sql
+    ) {
+        return Err(Error::input(format!(
+            "{}: a key-value trace; advise reads SQL statements (an imported or captured app trace, or a SQL workload)",
+            trace.display()
+        )));
+    }
+    Ok((header, totals))
+}
+
+/// Advise on `req.trace`.
+pub fn advise(req: &Request) -> Result<Advice> {
+    let clock = Clock {
+        start: mono_ns(),
+        budget: req.budget_ns,
+    };
+    let (header, totals) = check_trace(&req.trace)?;
+    crate::engine::check(&req.engine, &req.options, &header.workload.model)?;
+    let mut shapes = Shapes::default();
+    let view = shapes::read(&req.trace, &mut shapes, true)?;
+    let mut base_options: Vec<(String, String)> = header
+        .import
+        .as_ref()
+        .map(|i| crate::engine::sqlite::options::from_settings(&i.settings))
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|o| o.strip_prefix("-o ")?.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    base_options = Variant {
+        edits: vec![],
+        options: req.options.clone(),
+    }
+    .options_over(&base_options);
+    let work = crate::platform::cleanup::TempDir::new("pocketbench-advise-", None)
+        .run_err("creating a temporary directory")?;
+    let say = |m: &str| progress::phase(m);
+
+    say(&format!(
+        "baseline: replaying {} statements into a scratch database",
+        view.run_ops
+    ));
+    let base_dir = work.path().join("baseline");
+    std::fs::create_dir_all(&base_dir).run_err("creating the scratch folder")?;
+    let base_answers = answers::replay(
+        &req.trace,
+        &req.engine,
+        &base_options,
+        &base_dir,
+        &mut shapes,
+    )?;
+    let first = quiet_replay(req, &req.trace, &base_options, &view.run_shapes, &shapes)?;
+    let db_bytes = std::fs::metadata(base_dir.join(crate::engine::sqlite::DB_FILE))
+        .map(|m| m.len())
+        .unwrap_or(0);
+
+    let found = indexes::propose(&base_dir.join(crate::engine::sqlite::DB_FILE), &shapes)?;
+    let mut candidates = Vec::new();
+    candidates.extend(indexes::candidates_of(&found));
+    candidates.extend(settings::propose(&view, &base_options, &first, db_bytes));
+    candidates.extend(batching::propose(&view));
+    candidates.extend(statements::propose(&shapes));
+    candidates.extend(req.tries.iter().map(|t| settings::tried(t)));
+    let mut notes: Vec<String> = found
+        .unplanned
+        .iter()
+        .map(|(fp, why)| format!("no plan for `{}`: {why}", answers::short(fp)))
+        .collect();
+
+    // Answers and the quick measurement, candidate by candidate.
+    let mut rows = Vec::new();
+    let mut measurable = Vec::new();
+    for (i, c) in candidates.into_iter().enumerate() {
+        let trace = variant_trace(&c.variant, &req.trace, work.path(), &format!("c{i}"))?;
+        say(&format!("checking the answers of: {}", c.change));
+        let dir = work.path().join(format!("c{i}-answers"));
+        std::fs::create_dir_all(&dir).run_err("creating the scratch folder")?;
+        let options = c.variant.options_over(&base_options);
+        let got = answers::replay(&trace, &req.engine, &options, &dir, &mut shapes);
+        drop(std::fs::remove_dir_all(&dir));
+        let got = match got {
+            Ok(a) => a,
+            Err(Error::Input(m)) | Err(Error::Failed(m)) => Answers {
+                first_error: Some(m.clone()),
+                errors: [("(the replay)".to_string(), 1)].into(),
+                ..Answers::default()
+            },
+        };
+        let quick = (base_answers.busy_ns as f64 - got.busy_ns as f64) / 1e6;
+        match answers::difference(&base_answers, &got) {
+            Some(how) => rows.push(row(c, Verdict::ChangesAnswers(how), Some(quick))),
+            None => measurable.push((c, trace, options, quick)),
+        }
+    }
+    // Best first by the quick measurement.
+    measurable.sort_by(|a, b| b.3.total_cmp(&a.3));
+
+    let repeats = req.repeats.max(1);
+    let pair = |trace: &Path, options: &[(String, String)], shapes: &mut Shapes| {
+        interleaved(req, &view.run_shapes, &base_options, trace, options, shapes)
+    };
+    let mut pair_ns = first.wall_ns.saturating_mul(2);
+    let mut baseline_all = Side::default();
+    for (c, trace, options, quick) in measurable {
+        if !clock.fits(pair_ns.saturating_mul(repeats as u64)) {
+            let why = format!(
+                "the budget ({}) would not cover its {} replays",
+                crate::output::units::format_duration(req.budget_ns),
+                2 * repeats
+            );
+            rows.push(row(c, Verdict::NotMeasured(why), Some(quick)));
+            continue;
+        }
+        say(&format!("measuring ({repeats}× interleaved): {}", c.change));
+        let t0 = mono_ns();
+        let (base, var) = match pair(&trace, &options, &mut shapes) {
+            Ok(p) => p,
+            Err(e) => {
+                let why = format!("its replay failed: {e}");
+                rows.push(row(c, Verdict::NotMeasured(why), Some(quick)));
+                continue;
+            }
+        };
+        pair_ns = (mono_ns() - t0) / repeats as u64;
+        baseline_all.replays.extend(base.replays.iter().cloned());
+        let mut r = measured(c, &base, &var, &shapes, Some(quick));
+        let durability = req.durability && clock.fits(pair_ns);
+        if r.candidate.kind == Kind::Batching && req.durability && !durability {
+            notes.push(
+                "the batching's durability cost was not simulated: the budget ran out".into(),
+            );
+        }
+        if r.candidate.kind == Kind::Batching && durability {
+            r.durability = Some(batching::durability_cost(
+                &view,
+                &trace,
+                &req.trace,
+                &base_options,
+                work.path(),
+            )?);
+        }
+        rows.push(r);
+    }
+    rank(&mut rows);
+
+    let winners: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Proposed)
+        .collect();
+    let mut combined = None;
+    if winners.len() > 1 {
+        let v = Variant::combine(winners.iter().map(|r| &r.candidate.variant));
+        let c = Candidate {
+            kind: Kind::Tried,
+            change: format!("all {} proposed changes together", winners.len()),
+            why: "changes interact (WAL changes what an index costs on writes)".into(),
+            sql: Vec::new(),
+            shapes: Vec::new(),
+            variant: v,
+        };
+        let trace = variant_trace(&c.variant, &req.trace, work.path(), "combined")?;
+        let options = c.variant.options_over(&base_options);
+        if clock.fits(pair_ns.saturating_mul(repeats as u64)) {
+            say(&format!("measuring ({repeats}× interleaved): {}", c.change));
+            let (base, var) = pair(&trace, &options, &mut shapes)?;
+            combined = Some(measured(c, &base, &var, &shapes, None));
+        } else {
+            combined = Some(row(
+                c,
+                Verdict::NotMeasured("the budget ran out".into()),
+                None,
+            ));
+        }
+    }
+    let baseline_busy = crate::results::repeats::Estimate::of(
+        &baseline_all
+            .values(|r| r.busy_ns)
+            .iter()
+            .map(|&ns| ns as f64 / 1e6)
+            .collect::<Vec<_>>(),
+        LEVEL,
+    );
+    Ok(Advice {
+        id: 0,
+        created_at: crate::platform::clock::utc_now(),
+        tool_version: crate::TOOL_VERSION.into(),
+        trace: req.trace.display().to_string(),
+        trace_digest: totals.digest_hex(),
+        engine: req.engine.clone(),
+        baseline_options: base_options,
+        statements: view.run_ops,
+        shapes: shapes.list.len(),
+        repeats,
+        level: LEVEL,
+        budget_ns: req.budget_ns,
+        elapsed_ns: clock.elapsed(),
+        baseline_busy,
+        rows,
+        combined,
+        notes,
+    })
+}
+
+/// The trace a variant replays: the app's own when it edits no statement.
+fn variant_trace(v: &Variant, trace: &Path, work: &Path, name: &str) -> Result<PathBuf> {
+    if v.edits.is_empty() {
+        return Ok(trace.to_path_buf());
+    }
+    let out = work.join(format!("{name}.pbt"));
+    v.write(trace, &out)?;
+    Ok(out)
+}
+
+/// One timed replay, with `run`'s own progress silenced.
+fn quiet_replay(
+    req: &Request,
+    trace: &Path,
+    options: &[(String, String)],
+    run_shapes: &[u32],
+    shapes: &Shapes,
+) -> Result<Replay> {
+    progress::set_quiet(true);
+    let r = measure::replay(trace, &req.engine, options, run_shapes, &shapes.writes());
+    progress::set_quiet(req.quiet);
+    r
+}
+
+/// Baseline, variant, baseline, variant … `req.repeats` times.
+fn interleaved(
+    req: &Request,
+    base_shapes: &[u32],
+    base_options: &[(String, String)],
+    trace: &Path,
+    options: &[(String, String)],
+    shapes: &mut Shapes,
+) -> Result<(Side, Side)> {
+    let var_shapes = if trace == req.trace {
+        base_shapes.to_vec()
+    } else {
+        shapes::read(trace, shapes, false)?.run_shapes
+    };
+    let (mut a, mut b) = (Side::default(), Side::default());
+    for _ in 0..req.repeats.max(1) {
+        a.replays.push(quiet_replay(
+            req,
+            &req.trace,
+            base_options,
+            base_shapes,
+            shapes,
+        )?);
+        b.replays
+            .push(quiet_replay(req, trace, options, &var_shapes, shapes)?);
+    }
+    Ok((a, b))
+}
+
+fn row(candidate: Candidate, verdict: Verdict, quick: Option<f64>) -> Row {
+    Row {
+        candidate,
+        verdict,
+        quick_saved_ms: quick,
+        gain: None,
+        writes: None,
+        syncs: None,
+        write_bytes: None,
+        shapes: Vec::new(),
+        durability: None,
+    }
+}
+
+/// A candidate's row from its measurements.
+fn measured(c: Candidate, base: &Side, var: &Side, shapes: &Shapes, quick: Option<f64>) -> Row {
+    let gain = Gain::of(
+        &base.values(|r| r.busy_ns),
+        &var.values(|r| r.busy_ns),
+        LEVEL,
+    );
+    let verdict = match &gain {
+        Some(g) if g.wins() => Verdict::Proposed,
+        Some(g) if g.loses() => Verdict::Slower,
+        _ => Verdict::NoGain,
+    };
+    let mut r = row(c, verdict, quick);
+    r.writes = Gain::of(
+        &base.values(|r| r.write_busy_ns),
+        &var.values(|r| r.write_busy_ns),
+        LEVEL,
+    )
+    .filter(|g| g.baseline.mean > 0.0 || g.variant.mean > 0.0);
+    r.syncs = Some((base.mean(|r| r.syncs), var.mean(|r| r.syncs)));
+    r.write_bytes = Some((base.mean(|r| r.write_bytes), var.mean(|r| r.write_bytes)));
+    r.shapes = render::shapes_beside(base, var, shapes);
+    r.gain = gain;
+    r
+}
+
+/// Proposed first, largest gain first; then no gain, slower, changed answers, not measured.
+fn rank(rows: &mut [Row]) {
+    let order = |v: &Verdict| match v {
+        Verdict::Proposed => 0,
+        Verdict::NoGain => 1,
+        Verdict::Slower => 2,
+        Verdict::ChangesAnswers(_) => 3,
+        Verdict::NotMeasured(_) => 4,
+    };
+    rows.sort_by(|a, b| {
+        order(&a.verdict).cmp(&order(&b.verdict)).then_with(|| {
+            let s = |r: &Row| r.gain.as_ref().map_or(f64::MIN, |g| g.saved().0);
+            s(b).total_cmp(&s(a))
+        })
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_read_seconds_minutes_and_hours() {
+        assert_eq!(parse_budget("90s").unwrap(), 90_000_000_000);
+        assert_eq!(parse_budget("10m").unwrap(), 600_000_000_000);
+        assert_eq!(parse_budget("1.5m").unwrap(), 90_000_000_000);
+        assert_eq!(parse_budget("2min").unwrap(), 120_000_000_000);
+        assert_eq!(parse_budget("1h").unwrap(), 3_600_000_000_000);
+        assert_eq!(parse_budget("500ms").unwrap(), 500_000_000);
+        for bad in ["", "0", "ten", "-1m", "10", "200h", "m", "1e9h"] {
+            assert!(parse_budget(bad).is_err(), "{bad}");
+        }
+    }
+}
