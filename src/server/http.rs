@@ -22,6 +22,8 @@ pub struct Req {
     pub body: Vec<u8>,
     /// The token's name, once its token was checked from the request's head.
     pub who: Option<String>,
+    /// A body kept in a file instead of `body` (a published trace, [`super::traces`]).
+    pub upload: Option<std::path::PathBuf>,
 }
 
 impl Req {
@@ -158,6 +160,7 @@ pub fn head(parts: &axum::http::request::Parts) -> Req {
         cookie: header(axum::http::header::COOKIE),
         body: Vec::new(),
         who: None,
+        upload: None,
     }
 }
 
@@ -193,14 +196,35 @@ pub async fn arrived(body: &mut axum::body::Body, max_body: u64) -> Result<(Vec<
 /// `RequestBodyLimitLayer`, which refuses one declared too large before it is read and stops
 /// one that grows too large as it arrives ([`body_error`] turns that into 413).
 pub async fn body(
-    mut body: axum::body::Body,
+    body: axum::body::Body,
     mut got: Vec<u8>,
     max_body: u64,
     pace: BodyPace,
 ) -> Result<Vec<u8>, Reply> {
+    let mut more = Vec::new();
+    body_into(body, got.len() as u64, max_body, pace, |data| {
+        more.extend_from_slice(data);
+        Ok(())
+    })
+    .await?;
+    got.append(&mut more);
+    Ok(got)
+}
+
+/// A request's body handed to `sink` piece by piece as it arrives (never whole in memory), at
+/// `pace` and under the same limits as [`body`]; `already` bytes of it were read before. A
+/// `sink` that fails ends the read with a 500.
+pub async fn body_into(
+    mut body: axum::body::Body,
+    already: u64,
+    max_body: u64,
+    pace: BodyPace,
+    mut sink: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> Result<u64, Reply> {
     use http_body_util::BodyExt;
     let start = tokio::time::Instant::now();
     let end = start + pace.deadline;
+    let mut got = already;
     loop {
         // Wake at least every second to check the pace.
         let tick = (tokio::time::Instant::now() + std::time::Duration::from_secs(1)).min(end);
@@ -209,7 +233,15 @@ pub async fn body(
             Ok(Some(Err(e))) => return Err(body_error(&e, max_body)),
             Ok(Some(Ok(frame))) => {
                 if let Ok(data) = frame.into_data() {
-                    got.extend_from_slice(&data);
+                    got += data.len() as u64;
+                    if let Err(e) = sink(&data) {
+                        eprintln!("pocketbench serve: keeping a request's body: {e}");
+                        return Err(Reply::error(
+                            500,
+                            Some("body"),
+                            "the server could not keep the body (see its log)",
+                        ));
+                    }
                 }
             }
             Err(_) => {}
@@ -223,13 +255,12 @@ pub async fn body(
             ));
         }
         let secs = (now - start).as_secs_f64();
-        if secs > 1.0 && (got.len() as f64) < pace.min_rate as f64 * secs {
+        if secs > 1.0 && (got as f64) < pace.min_rate as f64 * secs {
             return Err(Reply::error(
                 408,
                 Some("body"),
                 format!(
-                    "sent too slowly: {} bytes in {secs:.1} s (the server's --min-body-rate: {} bytes a second at least)",
-                    got.len(),
+                    "sent too slowly: {got} bytes in {secs:.1} s (the server's --min-body-rate: {} bytes a second at least)",
                     pace.min_rate
                 ),
             ));

@@ -91,6 +91,25 @@ pub fn index(state: &State) -> Page {
     ok("Rankings", &body)
 }
 
+/// A ranking table's rows: rank, model, mean, standard deviation, results kept of all.
+pub(super) fn ranked_rows(top: &[rankings::Ranked]) -> String {
+    let mut rows = String::new();
+    for (i, r) in top.iter().enumerate() {
+        let _ = writeln!(
+            rows,
+            r#"<tr class="ranked" data-model="{m}"><td class="num">{rank}</td><td>{link}</td><td class="num">{mean}</td><td class="num">{sd}</td><td class="num">{k} / {t}</td></tr>"#,
+            m = esc(&r.model),
+            rank = i + 1,
+            link = device_link(&r.model),
+            mean = num(r.mean),
+            sd = num(r.stddev),
+            k = r.kept,
+            t = r.total
+        );
+    }
+    rows
+}
+
 /// The filter form of a ranking page, with the values in use selected.
 fn filter_form(c: &categories::Category, values: &[String; 4], choices: &[Vec<String>]) -> String {
     let mut f = format!(
@@ -150,19 +169,7 @@ pub fn ranking(state: &State, rq: &crate::server::http::Req, id: &str) -> Page {
             "<p class=\"note\" id=\"filtered\">Ranked over the results matching the filters only (the 3σ rule applied to them).</p>\n",
         );
     }
-    for (i, r) in top.iter().enumerate() {
-        let _ = writeln!(
-            body,
-            r#"<tr class="ranked" data-model="{m}"><td class="num">{rank}</td><td>{link}</td><td class="num">{mean}</td><td class="num">{sd}</td><td class="num">{k} / {t}</td></tr>"#,
-            m = esc(&r.model),
-            rank = i + 1,
-            link = device_link(&r.model),
-            mean = num(r.mean),
-            sd = num(r.stddev),
-            k = r.kept,
-            t = r.total
-        );
-    }
+    body.push_str(&ranked_rows(&top));
     body.push_str("</table>\n");
     let waiting: Vec<_> = all.iter().filter(|r| r.kept < min).collect();
     if !waiting.is_empty() {
