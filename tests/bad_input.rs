@@ -486,7 +486,7 @@ fn bad_shared_trace_flags() {
         (submit(&["--trace", "gen.pbt", "--title", &long]), "--title: 201 bytes, more than 200"),
         (submit(&["--trace", "gen.pbt", "--title", "a\u{7}b"]), "--title \"a\\u{7}b\""),
         (submit(&["--trace", "missing.pbt", "--title", "x"]), "missing.pbt: cannot open trace"),
-        (submit(&["--trace", "broken.pbt", "--title", "x"]), "broken.pbt: not a valid pocketbench trace"),
+        (submit(&["--trace", "broken.pbt", "--title", "x"]), "broken.pbt: trace format version 28526 is not supported"),
         (
             ["run", "--trace", "http://127.0.0.1:9/traces/abc", "--results", "r.db"]
                 .iter()

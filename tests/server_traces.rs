@@ -6,13 +6,18 @@
 //! the hand-worked means of the stored results. A trace imported without anonymisation is
 //! refused unless its publisher says so; a corrupted or truncated upload is refused with 400
 //! naming the problem and nothing is stored (no row, no chunk); a stored trace downloads byte
-//! for byte; a title with markup is escaped on both pages (rendered by Chromium).
+//! for byte; a title with markup is escaped on both pages (rendered by Chromium). A hostile
+//! trace (its schema attaches, writes and vacuums into files elsewhere and moves the temporary
+//! directory) is published without the server creating any of them, and its fetched replay is
+//! refused in its load phase, naming the statement, with nothing created either. Two servers
+//! on one PostgreSQL given the same trace at once, four times each, store it once and serve it
+//! from both.
 #![cfg(feature = "server")]
 
 mod common;
 
 use common::server::{backends, post, Backend, Server};
-use common::{arg, pb_with, Outcome, Sandbox, BIN};
+use common::{arg, hostile_trace, listing, pb_with, Outcome, Sandbox};
 use serde_json::{json, Value};
 
 /// An app's statement log: a table, ten inserts of a secret and ten lookups, on one
@@ -349,6 +354,106 @@ fn unanonymised_and_corrupted_uploads_are_refused_and_nothing_is_stored() {
         assert_eq!(out.code, Some(2), "{}", out.stderr);
         assert!(out.stderr.contains("no such trace"), "{}", out.stderr);
         assert!(!sb.path("r.db").exists());
-        let _ = BIN;
+    }
+}
+
+#[test]
+fn a_hostile_trace_is_published_and_replayed_from_the_server_without_touching_anything_outside() {
+    let sb = Sandbox::new();
+    let outside = hostile_trace(&sb);
+    for b in backends() {
+        let s = Server::start(&b, &["--rate-limit", "0"]);
+        let t = s.token("lab");
+        let published = publish(&sb, &s, &t, "hostile.pbt", "hostile");
+        assert_eq!(published["anonymised"], "generated", "{published}");
+        assert!(
+            listing(&outside).is_empty(),
+            "{}: {:?}",
+            b.name,
+            listing(&outside)
+        );
+        let address = published["url"].as_str().unwrap();
+        let out = pb_cached(
+            &sb,
+            &format!("cache-{}", b.name),
+            &t,
+            &[
+                "run",
+                "--trace",
+                address,
+                "--delay",
+                "zero",
+                "--dir",
+                "replay",
+                "--results",
+                "hostile.db",
+            ],
+        );
+        assert_ne!(out.code, Some(0), "{}", out.stdout);
+        assert!(
+            out.stderr.contains("load phase")
+                && out.stderr.contains("refused: ATTACH or VACUUM INTO of"),
+            "{}",
+            out.stderr
+        );
+        assert!(
+            listing(&outside).is_empty(),
+            "{}: {:?}",
+            b.name,
+            listing(&outside)
+        );
+    }
+}
+
+#[test]
+fn two_servers_on_one_postgres_store_a_trace_published_through_both_once() {
+    let Some(b) = backends().into_iter().find(|b| b.name == "postgres") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    traces(&sb);
+    let (one, two) = (
+        Server::start(&b, &["--rate-limit", "0"]),
+        Server::start(&b, &["--rate-limit", "0"]),
+    );
+    let t = one.token("lab");
+    // The same bytes through both at once, four times each: one entry, stored once.
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = [&one, &two, &one, &two, &one, &two, &one, &two]
+            .into_iter()
+            .map(|s| {
+                let (c, file) = (s.client(Some(&t)), sb.path("app.pbt"));
+                scope.spawn(move || {
+                    c.post_file("/api/v1/traces?title=shared", &file)
+                        .unwrap()
+                        .status
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        7,
+        "{statuses:?}"
+    );
+    assert_eq!((rows(&b, "traces"), rows(&b, "trace_chunks")), (1, 1));
+    let sha = one.get_json("/api/v1/traces")["traces"][0]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for s in [&one, &two] {
+        let mut got = Vec::new();
+        let r = s
+            .client(None)
+            .download(&format!("/api/v1/traces/{sha}/file"), &mut got, 1 << 20)
+            .unwrap();
+        assert_eq!(r.status, 200);
+        assert_eq!(got, std::fs::read(sb.path("app.pbt")).unwrap());
     }
 }

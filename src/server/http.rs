@@ -2,6 +2,7 @@
 //! decoded path segments and query, bearer token, body read under the layers' size limit) and a
 //! [`Reply`] (status, content type, body) written back. JSON errors have one shape:
 //! `{"error": {"field": "device.model", "message": "…"}}` (`field` only when one is to blame).
+//! Query parameters are read by [`int_param`] and checked by [`known_params`] for every endpoint.
 
 pub use crate::fleet::url::split_url;
 use serde::Serialize;
@@ -46,6 +47,51 @@ impl Req {
             .map(String::as_str)
             .filter(|v| !v.is_empty())
     }
+}
+
+/// A 404 saying what is not there.
+pub fn not_found(what: String) -> Reply {
+    Reply::error(404, None, what)
+}
+
+/// The non-negative integer query parameter `key` of `rq` (`default` when absent), or a 400.
+pub fn int_param(rq: &Req, key: &str, default: i64) -> Result<i64, Reply> {
+    match rq.param(key) {
+        None => Ok(default),
+        Some(v) => v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+            Reply::error(
+                400,
+                Some(key),
+                format!(
+                    "{}: expected a non-negative integer",
+                    crate::limits::escape(v)
+                ),
+            )
+        }),
+    }
+}
+
+/// A 400 naming every query parameter of `rq` that is not in `known`.
+pub fn known_params(rq: &Req, known: &[&str]) -> Result<(), Reply> {
+    let unknown: Vec<String> = rq
+        .query
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()))
+        .map(|k| crate::limits::escape(k))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(Reply::error(
+        400,
+        Some("query"),
+        format!(
+            "unknown parameter{} {} (this endpoint takes {})",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown.join(", "),
+            known.join(", ")
+        ),
+    ))
 }
 
 /// A response.

@@ -1,8 +1,8 @@
 //! The trace gallery (`/traces`) and one trace's page (`/traces/{sha256}`), from the same
 //! queries as their JSON ([`crate::server::traces::routes`]).
 
-use super::views::ranked_rows;
-use super::{charts, date, enc, layout};
+use super::views::{ranked_rows, ranking_chart};
+use super::{date, enc, layout};
 use crate::report::html::svg::{esc, num};
 use crate::server::http::{Reply, Req};
 use crate::server::traces::{routes, TraceRow};
@@ -167,14 +167,8 @@ pub fn one(state: &State, rq: &Req, sha: &str) -> Page {
             );
             body.push_str(&ranked_rows(top));
             body.push_str("</table>\n");
-            if !top.is_empty() {
-                let rows: Vec<_> = top
-                    .iter()
-                    .map(|r| (r.model.clone(), r.mean, r.stddev))
-                    .collect();
-                let title = format!("{}, {figure}", s.setup);
-                body.push_str(&charts::bars(&format!("{id}-chart"), &title, unit, &rows));
-            }
+            let title = format!("{}, {figure}", s.setup);
+            body.push_str(&ranking_chart(&format!("{id}-chart"), &title, unit, top));
         }
     }
     let _ = write!(

@@ -110,6 +110,18 @@ pub(super) fn ranked_rows(top: &[rankings::Ranked]) -> String {
     rows
 }
 
+/// A ranking's bar chart (each model's mean and standard deviation); nothing for no model.
+pub(super) fn ranking_chart(id: &str, title: &str, unit: &str, top: &[rankings::Ranked]) -> String {
+    if top.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<_> = top
+        .iter()
+        .map(|r| (r.model.clone(), r.mean, r.stddev))
+        .collect();
+    charts::bars(id, title, unit, &rows)
+}
+
 /// The filter form of a ranking page, with the values in use selected.
 fn filter_form(c: &categories::Category, values: &[String; 4], choices: &[Vec<String>]) -> String {
     let mut f = format!(
@@ -188,13 +200,7 @@ pub fn ranking(state: &State, rq: &crate::server::http::Req, id: &str) -> Page {
         }
         body.push_str("</table>\n");
     }
-    if !top.is_empty() {
-        let rows: Vec<_> = top
-            .iter()
-            .map(|r| (r.model.clone(), r.mean, r.stddev))
-            .collect();
-        body.push_str(&charts::bars("ranking-chart", &c.title, c.unit, &rows));
-    }
+    body.push_str(&ranking_chart("ranking-chart", &c.title, c.unit, &top));
     if !all.is_empty() {
         body.push_str("<h2>By first-seen date</h2>\n<p class=\"note\">Each model's mean (after the 3σ rule) against the date its first result arrived: newer models to the right.</p>\n");
         let pts: Vec<_> = all

@@ -7,8 +7,7 @@
 //! | `GET /api/v1/traces/{sha256}?min_results=` | one trace: its row, header, statistics and each setup's rankings |
 //! | `GET /api/v1/traces/{sha256}/file` | its bytes, streamed |
 
-use super::super::api::{int_param, known_params, not_found};
-use super::super::http::{Reply, Req};
+use super::super::http::{int_param, known_params, not_found, Reply, Req};
 use super::super::{db_error, now_ms, State};
 use super::{board, Filter, Meta};
 use serde::Serialize;
@@ -60,9 +59,10 @@ pub fn publish(state: &State, rq: &Req) -> Result<Reply, Reply> {
     let Some(file) = rq.upload.as_deref() else {
         return Err(Reply::error(400, Some("body"), "no trace in the body"));
     };
+    // The allowance is spent before the trace is read: a refused upload costs a write too.
+    state.spend(&who)?;
     let checked = crate::fleet::trace_check::check(file, meta.unanonymised)
         .map_err(|why| Reply::error(400, Some("trace"), why))?;
-    state.spend(&who)?;
     let stored =
         super::store(&state.db, &checked, file, &meta, &who, now_ms()).map_err(db_error)?;
     let status = if stored.created { 201 } else { 200 };
