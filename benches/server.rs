@@ -24,6 +24,7 @@
 //! TRACE_RESULTS]` (defaults 8 1000 1000000 20 100 10000 1000000).
 
 mod common;
+#[path = "server/gallery.rs"]
 mod gallery;
 
 use pocketbench::fleet::client::Client;

@@ -166,6 +166,19 @@ fn a_published_trace_is_replayed_by_two_agents_and_ranked_per_engine() {
         let two = agent(&sb, &s, &t, "phone-b", "0");
         assert!(one.contains("1 cells run, 0 failed"), "{one}");
         assert!(two.contains("1 cells run, 0 failed"), "{two}");
+        // `trace pull` finds it in the cache it shares with a run, and copies it out.
+        let pulled = pb_cached(
+            &sb,
+            "cache-phone-a",
+            &t,
+            &["trace", "pull", &address, "-o", "pulled.pbt"],
+        )
+        .expect_ok();
+        assert_eq!(pulled.stdout.trim(), "pulled.pbt");
+        assert_eq!(
+            std::fs::read(sb.path("pulled.pbt")).unwrap(),
+            std::fs::read(sb.path("app.pbt")).unwrap()
+        );
         for name in ["phone-a", "phone-b"] {
             let cached = sb.path(&format!("cache-{name}/pocketbench/traces/{sha}.pbt"));
             assert_eq!(
@@ -246,6 +259,7 @@ fn a_published_trace_is_replayed_by_two_agents_and_ranked_per_engine() {
                     assert_eq!(dom.matches("<tr class=\"trace\"").count(), 1, "{dom}");
                 } else {
                     assert_eq!(dom.matches("<tr class=\"setup\"").count(), 2, "{dom}");
+                    assert!(dom.contains("id=\"arrivals-chart\""), "{dom}");
                     assert_eq!(dom.matches("<tr class=\"ranked\"").count(), 4, "{dom}");
                     assert!(
                         !dom.contains("secret note"),

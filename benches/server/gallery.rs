@@ -51,8 +51,10 @@ fn bulk_load(db: &str, traces: u64, results: u64) {
          INSERT INTO trace_setups (trace_id, setup, runs, busy_sum, p95_sum)
          SELECT trace_id, setup, COUNT(*), SUM(busy_ms), SUM(p95_us) FROM trace_runs GROUP BY trace_id, setup;
          INSERT INTO trace_models (trace_id, model) SELECT DISTINCT trace_id, model FROM trace_runs;
-         UPDATE traces SET runs = (SELECT COUNT(*) FROM trace_runs r WHERE r.trace_id = traces.id),
-             devices = (SELECT COUNT(*) FROM trace_models m WHERE m.trace_id = traces.id);",
+         UPDATE traces SET runs = c.n FROM (SELECT trace_id, COUNT(*) AS n FROM trace_runs
+             GROUP BY trace_id) c WHERE c.trace_id = traces.id;
+         UPDATE traces SET devices = c.n FROM (SELECT trace_id, COUNT(*) AS n FROM trace_models
+             GROUP BY trace_id) c WHERE c.trace_id = traces.id;",
         s = series(traces),
         r = series(results),
         sha = hex(64),

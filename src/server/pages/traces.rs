@@ -108,6 +108,28 @@ pub fn gallery(state: &State, rq: &Req) -> Page {
     Ok(Reply::html(200, layout("App traces", &body)))
 }
 
+/// The arrival figure: the trace's start-to-start gaps at their percentiles (from its
+/// `trace stats`); nothing for a trace of one statement.
+fn arrivals(stats: &serde_json::Value) -> String {
+    let gaps = &stats["inter_arrival_us"];
+    if gaps["count"].as_u64().unwrap_or(0) == 0 {
+        return String::new();
+    }
+    let rows: Vec<(String, f64, f64)> = ["p50", "p90", "p95", "p99", "max"]
+        .iter()
+        .map(|p| (format!("gap {p}"), gaps[p].as_f64().unwrap_or(0.0), 0.0))
+        .collect();
+    format!(
+        "<h2>Arrivals</h2>\n{}",
+        super::charts::bars(
+            "arrivals-chart",
+            "time between statement starts",
+            "µs",
+            &rows
+        )
+    )
+}
+
 /// `/traces/{sha256}`.
 pub fn one(state: &State, rq: &Req, sha: &str) -> Page {
     let (t, stats_text) = routes::one_trace(state, rq, sha).map_err(as_page)?;
@@ -133,6 +155,7 @@ pub fn one(state: &State, rq: &Req, sha: &str) -> Page {
         runs = r.runs,
         devices = r.devices,
     );
+    body.push_str(&arrivals(&t.stats));
     if !t.setups.is_empty() {
         body.push_str("<h2>Engines and options compared</h2>\n<table id=\"setups\"><tr><th>setup</th><th class=\"num\">runs</th><th class=\"num\">device models</th><th class=\"num\">mean busy time (ms)</th><th class=\"num\">mean p95 (µs)</th></tr>\n");
         for s in &t.setups {
