@@ -17,11 +17,15 @@
 //!    READERS clients that ask for it and never read their answer, held while 1 000 `/healthz`
 //!    requests are timed on fresh connections (p50, p99); the server's resident memory then
 //!    and at its peak (VmRSS, VmHWM). Targets: `/healthz` p99 under 50 ms, RSS under 256 MB.
+//! 5. The trace gallery and one trace's ranking over TRACES published traces and
+//!    TRACE_RESULTS results replaying them ([`gallery`]). Target: every page under 50 ms.
 //!
-//! Run: `cargo bench --bench server [-- CLIENTS SUBMISSIONS RESULTS ROUNDS READERS]` (defaults
-//! 8 1000 1000000 20 100).
+//! Run: `cargo bench --bench server [-- CLIENTS SUBMISSIONS RESULTS ROUNDS READERS TRACES
+//! TRACE_RESULTS]` (defaults 8 1000 1000000 20 100 10000 1000000).
 
 mod common;
+#[path = "server/gallery.rs"]
+mod gallery;
 
 use pocketbench::fleet::client::Client;
 use pocketbench::server::db::{Db, Dialect};
@@ -396,16 +400,19 @@ fn main() {
     let results = a.get(2).copied().unwrap_or(1_000_000);
     let rounds = a.get(3).copied().unwrap_or(20).max(1) as usize;
     let readers = a.get(4).copied().unwrap_or(100) as usize;
+    let traces = a.get(5).copied().unwrap_or(10_000).max(2);
+    let trace_results = a.get(6).copied().unwrap_or(1_000_000).max(1);
     let dir = tempfile::tempdir().unwrap();
     let mut backends = vec![(
         "sqlite",
         dir.path().join("sub.db").display().to_string(),
         dir.path().join("rank.db").display().to_string(),
+        dir.path().join("gallery.db").display().to_string(),
     )];
     if let Ok(admin) = std::env::var("POCKETBENCH_TEST_POSTGRES") {
         let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
         let base = admin.rsplit_once('/').unwrap().0.to_string();
-        for db in ["pbbench_sub", "pbbench_rank"] {
+        for db in ["pbbench_sub", "pbbench_rank", "pbbench_gallery"] {
             c.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
                 .unwrap();
             c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
@@ -414,9 +421,16 @@ fn main() {
             "postgres",
             format!("{base}/pbbench_sub"),
             format!("{base}/pbbench_rank"),
+            format!("{base}/pbbench_gallery"),
         ));
     }
-    for (name, sub, rank) in &backends {
+    // `-- gallery`: part 5 only.
+    let only_gallery = std::env::args().any(|a| a == "gallery");
+    for (name, sub, rank, gallery) in &backends {
+        gallery::gallery(name, gallery, traces, trace_results, rounds);
+        if only_gallery {
+            continue;
+        }
         submissions(name, sub, clients, per_client);
         ranking(name, rank, results, rounds);
         idle(name, sub, 1000);

@@ -15,7 +15,7 @@ seconds=${1:-30}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(trace_reader flash_trace spec_toml spec_json spec_properties sql_splitter advise_text meter_csv device_text study_plan submission login_form import_logcat import_sqlite_trace import_phonelab import_dumpsys import_jsonl fs_recording)
+    targets=(trace_reader flash_trace spec_toml spec_json spec_properties sql_splitter advise_text meter_csv device_text study_plan submission login_form import_logcat import_sqlite_trace import_phonelab import_dumpsys import_jsonl fs_recording trace_upload)
 fi
 
 if ! cargo +nightly --version >/dev/null 2>&1; then

@@ -350,7 +350,24 @@ pub fn fs_recording(data: &[u8]) {
     }
 }
 
-pub const TARGETS: [(&str, Target); 18] = [
+/// What the results server reads of a published trace, and what `run --trace` reads of an
+/// address: the first byte chooses the upload's check (its bytes as a trace, read whole with its
+/// statistics and the anonymisation rule, either way of the publisher's flag) or a shared
+/// trace's address.
+pub fn trace_upload(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    if which % 2 == 0 {
+        if let Some(f) = temp_file(".pbt", rest) {
+            let _ = crate::fleet::trace_check::check(f.path(), which % 4 == 0);
+        }
+    } else {
+        let _ = crate::fleet::traces::parse_address(&String::from_utf8_lossy(rest));
+    }
+}
+
+pub const TARGETS: [(&str, Target); 19] = [
     ("trace_reader", trace_reader),
     ("flash_trace", flash_trace),
     ("spec_toml", spec_toml),
@@ -369,4 +386,5 @@ pub const TARGETS: [(&str, Target); 18] = [
     ("import_dumpsys", import_dumpsys),
     ("import_jsonl", import_jsonl),
     ("fs_recording", fs_recording),
+    ("trace_upload", trace_upload),
 ];

@@ -527,3 +527,40 @@ fn advise_refuses_bad_input_before_any_work() {
         assert!(!results.exists(), "{args:?} created the results store");
     }
 }
+
+#[test]
+fn bad_shared_trace_flags() {
+    // Publishing and fetching a shared trace: every refusal comes before any connection (the
+    // server named is not listening).
+    let sb = Sandbox::new();
+    sb.trace_gen(
+        "gen.pbt",
+        &["--records", "5", "--ops", "5", "--delay", "zero"],
+    );
+    sb.write("broken.pbt", b"PBTRACE\nnot a trace");
+    let long = "t".repeat(201);
+    let server = "http://127.0.0.1:9";
+    let submit = |extra: &[&str]| {
+        let mut all = vec!["submit", "--server", server, "--token", "t"];
+        all.extend_from_slice(extra);
+        all.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (submit(&["--trace", "gen.pbt", "--title", " "]), "--title: a published trace needs a title"),
+        (submit(&["--trace", "gen.pbt", "--title", &long]), "--title: 201 bytes, more than 200"),
+        (submit(&["--trace", "gen.pbt", "--title", "a\u{7}b"]), "--title \"a\\u{7}b\""),
+        (submit(&["--trace", "missing.pbt", "--title", "x"]), "missing.pbt: cannot open trace"),
+        (submit(&["--trace", "broken.pbt", "--title", "x"]), "broken.pbt: trace format version 28526 is not supported"),
+        (
+            ["run", "--trace", "http://127.0.0.1:9/traces/abc", "--results", "r.db"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            "--trace \"http://127.0.0.1:9/traces/abc\": expected http[s]://HOST[:PORT]/traces/SHA256",
+        ),
+    ];
+    for (args, needle) in cases {
+        assert_refused(&sb.pb(&args), &[needle]);
+    }
+    assert!(!sb.path("r.db").exists());
+}

@@ -5,30 +5,16 @@
 //! stopped after `-o max_steps` steps), the harmless statement beside them runs, and nothing
 //! appears outside the run's own folder (the folder the statements name is listed before and
 //! after). In a TOML spec the same statements are refused in the run phase each time they are
-//! drawn, and stop the load phase when its schema holds one. The
+//! drawn, and stop the load phase when its schema holds one. Reading such a trace without
+//! replaying it (`trace stats`, which classifies statements on a scratch SQLite database holding
+//! the trace's schema) creates nothing either. The
 //! JVM engines, which have no per-statement guard, refuse such a trace whole before a JVM
 //! starts (exit 2, naming the statement).
 
 mod common;
 
-use common::{arg, Sandbox};
+use common::{arg, hostile_trace, listing, Sandbox};
 use std::path::Path;
-
-/// Every path under `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            out.push(e.path().display().to_string());
-            if e.file_type().unwrap().is_dir() {
-                todo.push(e.path());
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// The hostile statements, naming files in `outside`; then one harmless statement.
 fn statements(outside: &Path) -> Vec<String> {
@@ -189,6 +175,18 @@ fn hostile_statements_in_a_spec_are_refused_in_its_load_and_its_run() {
         out.stderr
     );
     assert!(listing(&outside).is_empty());
+}
+
+#[test]
+fn reading_a_hostile_trace_creates_nothing_outside() {
+    let sb = Sandbox::new();
+    let outside = hostile_trace(&sb);
+    let stats = sb
+        .pb(["trace", "stats", "hostile.pbt", "--json"])
+        .expect_ok()
+        .json();
+    assert_eq!(stats["statements"], 1, "{stats}");
+    assert!(listing(&outside).is_empty(), "{:?}", listing(&outside));
 }
 
 #[test]

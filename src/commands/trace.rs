@@ -1,4 +1,4 @@
-//! `pocketbench trace gen`, `trace show` and `trace import`.
+//! `pocketbench trace gen`, `trace show`, `trace import`, `trace stats` and `trace pull`.
 
 use crate::error::Result;
 use crate::run::args::WorkloadArgs;
@@ -55,6 +55,21 @@ pub enum TraceCommand {
         /// Print the output as JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Fetch a published trace from a results server into the cache (its SHA-256 checked, read
+    /// whole before it is kept) and print where it is; `run --trace ADDRESS` does this itself.
+    #[command(
+        after_help = "Examples:\n  pocketbench trace pull http://lab:8080/traces/SHA256\n  pocketbench trace pull http://lab:8080/traces/SHA256 -o app.pbt"
+    )]
+    Pull {
+        /// The trace's address: http[s]://SERVER/traces/SHA256 (its page on the server).
+        address: String,
+        /// Also copy it to this file.
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+        /// API token, for a --private server (also: POCKETBENCH_TOKEN).
+        #[arg(long, env = "POCKETBENCH_TOKEN", hide_env_values = true)]
+        token: Option<String>,
     },
     /// Print a trace: header, totals, operation mix, delays, first operations.
     #[command(
@@ -182,6 +197,23 @@ pub fn main(cmd: &TraceCommand) -> Result<i32> {
             output,
             json,
         } => generate(workload, output, *json),
+        TraceCommand::Pull {
+            address,
+            output,
+            token,
+        } => {
+            let (cached, _) = crate::fleet::traces::pull(address, token.as_deref(), "trace pull")?;
+            match output {
+                Some(out) => {
+                    crate::platform::atomic_file::AtomicFile::deliver(&cached, out).map_err(
+                        |e| crate::error::Error::input(format!("-o {}: {e}", out.display())),
+                    )?;
+                    println!("{}", out.display());
+                }
+                None => println!("{}", cached.display()),
+            }
+            Ok(0)
+        }
         TraceCommand::Show { file, limit, json } => {
             let overview = trace::show::overview(file, *limit)?;
             if *json {

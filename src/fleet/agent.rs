@@ -56,6 +56,8 @@ fn run_cell(o: &Options, claim: &Claim) -> Result<i64> {
         .arg("--results")
         .arg(&o.results)
         .arg("--quiet")
+        // A cell replaying a published trace fetches it with the agent's token.
+        .envs(o.token.as_ref().map(|t| ("POCKETBENCH_TOKEN", t)))
         .stdin(std::process::Stdio::null())
         .status()
         .run_err("agent: starting the cell's run")?;

@@ -1,7 +1,8 @@
 //! The HTTP client `submit` and `agent` use to talk to a results server: HTTP/1.1 over std's
 //! TcpStream, one connection per request (`Connection: close`), the response head parsed by
 //! httparse and its body read by Content-Length, chunks or to the end, at most
-//! [`MAX_RESPONSE_BYTES`]. Hand-written because devices carry it and the general-purpose
+//! [`MAX_RESPONSE_BYTES`] (a download's body goes to a file as it arrives: [`Client::download`]).
+//! Hand-written because devices carry it and the general-purpose
 //! clients cost a megabyte of the device binary. Builds with the results server (the host's)
 //! also speak HTTPS, through the server's rustls ([`super::tls`]); device builds speak plain
 //! HTTP only, so there a server on the internet is reached through a TLS-terminating proxy or
@@ -116,11 +117,22 @@ impl Client {
 
     /// POST `body` (JSON) to `path` (`/api/v1/results`).
     pub fn post(&self, path: &str, body: &[u8]) -> Result<Response> {
-        self.request("POST", path, body)
+        self.request("POST", path, Body::Json(body), None)
     }
 
     pub fn get(&self, path: &str) -> Result<Response> {
-        self.request("GET", path, &[])
+        self.request("GET", path, Body::Json(&[]), None)
+    }
+
+    /// POST the bytes of `file` to `path`, read from the file as they are sent.
+    pub fn post_file(&self, path: &str, file: &std::path::Path) -> Result<Response> {
+        self.request("POST", path, Body::File(file), None)
+    }
+
+    /// GET `path`; a 200's body is written to `out` as it arrives (at most `max` bytes, its
+    /// Response's `body` left empty), any other answer's read as usual.
+    pub fn download(&self, path: &str, out: &mut dyn Write, max: u64) -> Result<Response> {
+        self.request("GET", path, Body::Json(&[]), Some((out, max)))
     }
 
     /// An I/O error as a sentence (a refused certificate says why and what to do).
@@ -156,7 +168,13 @@ impl Client {
         ))
     }
 
-    fn request(&self, method: &str, path: &str, body: &[u8]) -> Result<Response> {
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Body<'_>,
+        sink: Option<Sink<'_>>,
+    ) -> Result<Response> {
         let s = self.connect()?;
         let _ = s.set_nodelay(true);
         s.set_read_timeout(Some(TIMEOUT))
@@ -170,36 +188,72 @@ impl Client {
         if let Some(t) = &self.token {
             head.push_str(&format!("Authorization: Bearer {t}\r\n"));
         }
+        let (kind, len) = match body {
+            Body::Json(b) => ("application/json", b.len() as u64),
+            Body::File(f) => (
+                "application/octet-stream",
+                std::fs::metadata(f)
+                    .map_err(|e| Error::input(format!("{}: {e}", f.display())))?
+                    .len(),
+            ),
+        };
         if method == "POST" {
             head.push_str(&format!(
-                "Content-Type: application/json\r\nContent-Length: {}\r\n",
-                body.len()
+                "Content-Type: {kind}\r\nContent-Length: {len}\r\n"
             ));
         }
         head.push_str("\r\n");
-        let mut out = head.into_bytes();
-        out.extend_from_slice(body);
         if self.tls {
             #[cfg(feature = "server")]
             {
                 let s = super::tls::stream(&self.host, s).map_err(|e| self.fail("TLS", e))?;
-                return self.exchange(s, &out);
+                return self.exchange(s, head.as_bytes(), body, sink);
             }
         }
-        self.exchange(s, &out)
+        self.exchange(s, head.as_bytes(), body, sink)
     }
 
-    /// Send `out` on `s` and read the answer.
-    fn exchange(&self, mut s: impl Read + Write, out: &[u8]) -> Result<Response> {
-        s.write_all(out)
-            .and_then(|_| s.flush())
-            .map_err(|e| self.fail("sending", self.io_text(&e)))?;
-        read_response(BufReader::new(s)).map_err(|e| self.fail("reading the answer", e))
+    /// Send `head` and `body` on `s` and read the answer.
+    fn exchange(
+        &self,
+        mut s: impl Read + Write,
+        head: &[u8],
+        body: Body<'_>,
+        sink: Option<Sink<'_>>,
+    ) -> Result<Response> {
+        let sent = match body {
+            Body::Json(b) => s.write_all(head).and_then(|_| s.write_all(b)),
+            Body::File(f) => std::fs::File::open(f).and_then(|mut file| {
+                s.write_all(head)?;
+                std::io::copy(&mut file, &mut s).map(|_| ())
+            }),
+        };
+        if let Err(e) = sent.and_then(|_| s.flush()) {
+            // The server may have answered early (a refused token, a body too large): read it.
+            if let Ok(r) = read_response(BufReader::new(&mut s), None) {
+                return Ok(r);
+            }
+            return Err(self.fail("sending", self.io_text(&e)));
+        }
+        read_response(BufReader::new(s), sink).map_err(|e| self.fail("reading the answer", e))
     }
 }
 
-/// Read one HTTP/1.1 response.
-fn read_response(mut r: impl BufRead) -> std::result::Result<Response, String> {
+/// What a request sends: JSON bytes, or a file's bytes read as they are sent.
+#[derive(Clone, Copy)]
+enum Body<'a> {
+    Json(&'a [u8]),
+    File(&'a std::path::Path),
+}
+
+/// Where a 200 answer's body goes instead of memory, and the most bytes it may have.
+type Sink<'a> = (&'a mut dyn Write, u64);
+
+/// Read one HTTP/1.1 response (a 200's body into `sink` when there is one).
+fn read_response(
+    mut r: impl BufRead,
+    sink: Option<Sink<'_>>,
+) -> std::result::Result<Response, String> {
     let mut head = Vec::new();
     while !head.ends_with(b"\r\n\r\n") {
         let n = r
@@ -230,51 +284,19 @@ fn read_response(mut r: impl BufRead) -> std::result::Result<Response, String> {
             .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
     };
     let retry_after = header("retry-after").and_then(|v| v.parse().ok());
-    let too_large = || format!("a body larger than {MAX_RESPONSE_BYTES} bytes");
-    let body = if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        let mut body = Vec::new();
-        loop {
-            let mut line = String::new();
-            r.by_ref()
-                .take(1024)
-                .read_line(&mut line)
-                .map_err(|e| e.to_string())?;
-            let size = u64::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
-                .map_err(|_| format!("a bad chunk size {:?}", line.trim()))?;
-            if size == 0 {
-                break;
-            }
-            if body.len() as u64 + size > MAX_RESPONSE_BYTES {
-                return Err(too_large());
-            }
-            let start = body.len();
-            body.resize(start + size as usize, 0);
-            r.read_exact(&mut body[start..])
-                .map_err(|e| e.to_string())?;
-            let mut crlf = [0u8; 2];
-            r.read_exact(&mut crlf).map_err(|e| e.to_string())?;
-        }
-        body
-    } else if let Some(len) = header("content-length") {
-        let len: u64 = len
-            .parse()
-            .map_err(|_| format!("a bad Content-Length {len:?}"))?;
-        if len > MAX_RESPONSE_BYTES {
-            return Err(too_large());
-        }
-        let mut body = vec![0; len as usize];
-        r.read_exact(&mut body).map_err(|e| e.to_string())?;
-        body
-    } else {
-        let mut body = Vec::new();
-        r.take(MAX_RESPONSE_BYTES + 1)
-            .read_to_end(&mut body)
-            .map_err(|e| e.to_string())?;
-        if body.len() as u64 > MAX_RESPONSE_BYTES {
-            return Err(too_large());
-        }
-        body
+    let chunked = header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
+    let length = match header("content-length") {
+        Some(len) => Some(
+            len.parse::<u64>()
+                .map_err(|_| format!("a bad Content-Length {len:?}"))?,
+        ),
+        None => None,
     };
+    let mut body = Vec::new();
+    match sink {
+        Some((out, max)) if status == 200 => read_body(&mut r, chunked, length, out, max)?,
+        _ => read_body(&mut r, chunked, length, &mut body, MAX_RESPONSE_BYTES)?,
+    }
     Ok(Response {
         status,
         body,
@@ -282,10 +304,62 @@ fn read_response(mut r: impl BufRead) -> std::result::Result<Response, String> {
     })
 }
 
+/// Copy a response's body to `out` (by chunks, by `length`, or to the end), at most `max`
+/// bytes, a piece at a time.
+fn read_body(
+    r: &mut impl BufRead,
+    chunked: bool,
+    length: Option<u64>,
+    out: &mut dyn Write,
+    max: u64,
+) -> std::result::Result<(), String> {
+    let too_large = || format!("a body larger than {max} bytes");
+    let io = |e: std::io::Error| e.to_string();
+    let mut copied = 0u64;
+    let mut copy = |r: &mut dyn Read, n: u64| -> std::result::Result<(), String> {
+        if copied + n > max {
+            return Err(too_large());
+        }
+        let got = std::io::copy(&mut r.take(n), out).map_err(io)?;
+        copied += got;
+        if got < n {
+            return Err("the connection closed before the body ended".into());
+        }
+        Ok(())
+    };
+    if chunked {
+        loop {
+            let mut line = String::new();
+            r.by_ref().take(1024).read_line(&mut line).map_err(io)?;
+            let size = u64::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
+                .map_err(|_| format!("a bad chunk size {:?}", line.trim()))?;
+            if size == 0 {
+                return Ok(());
+            }
+            copy(r, size)?;
+            let mut crlf = [0u8; 2];
+            r.read_exact(&mut crlf).map_err(io)?;
+        }
+    }
+    if let Some(len) = length {
+        return copy(r, len);
+    }
+    // To the end: one byte past `max` is read to tell a body at the bound from one past it.
+    let got = std::io::copy(&mut r.take(max + 1), out).map_err(io)?;
+    if got > max {
+        return Err(too_large());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     //! URLs the client takes and refuses; responses read by length, by chunks and to the end.
     use super::*;
+
+    fn read_response_(r: &[u8]) -> std::result::Result<Response, String> {
+        read_response(r, None)
+    }
 
     #[test]
     fn urls() {
@@ -331,24 +405,45 @@ mod tests {
 
     #[test]
     fn responses() {
-        let r = read_response(&b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}extra"[..])
+        let r = read_response_(&b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}extra"[..])
             .unwrap();
         assert_eq!((r.status, r.body.as_slice()), (201, &b"{}"[..]));
-        let r = read_response(
+        let r = read_response_(
             &b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"[..],
         )
         .unwrap();
         assert_eq!(r.body, b"abcde");
-        let r = read_response(&b"HTTP/1.1 429 Too Many\r\nRetry-After: 7\r\n\r\nslow down"[..])
+        let r = read_response_(&b"HTTP/1.1 429 Too Many\r\nRetry-After: 7\r\n\r\nslow down"[..])
             .unwrap();
         assert_eq!(
             (r.status, r.retry_after, r.body.as_slice()),
             (429, Some(7), &b"slow down"[..])
         );
-        assert!(read_response(&b"HTTP/1.1 200 OK\r\nContent-Len"[..]).is_err());
-        assert!(read_response(&b"garbage\r\n\r\n"[..]).is_err());
+        assert!(read_response_(&b"HTTP/1.1 200 OK\r\nContent-Len"[..]).is_err());
+        assert!(read_response_(&b"garbage\r\n\r\n"[..]).is_err());
         assert!(
-            read_response(&b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n"[..]).is_err()
+            read_response_(&b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n"[..]).is_err()
         );
+        // A 200 into a sink, by chunks: nothing kept in the response; past the sink's bound,
+        // refused; another status's body kept as usual.
+        let mut out = Vec::new();
+        let r = read_response(
+            &b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"[..],
+            Some((&mut out, 5)),
+        )
+        .unwrap();
+        assert_eq!((out.as_slice(), r.body.len()), (&b"abcde"[..], 0));
+        let mut out = Vec::new();
+        assert!(read_response(
+            &b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nabcdef"[..],
+            Some((&mut out, 5))
+        )
+        .is_err());
+        let r = read_response(
+            &b"HTTP/1.1 404 Not Found\r\n\r\nnope"[..],
+            Some((&mut out, 5)),
+        )
+        .unwrap();
+        assert_eq!(r.body, b"nope");
     }
 }

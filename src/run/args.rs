@@ -56,11 +56,13 @@ pub struct WorkloadArgs {
     pub seed: u64,
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Replay this trace instead of generating one (its delays unless --delay is given).
+    /// Replay this trace instead of generating one (its delays unless --delay is given): a
+    /// file, or a published trace's address http[s]://SERVER/traces/SHA256 (fetched into the
+    /// cache, its SHA-256 checked; POCKETBENCH_TOKEN is sent if set).
     #[arg(long, short = 't', conflicts_with_all = ["records", "ops", "field_count", "field_length", "distribution", "miss_ratio", "indexes"])]
     pub trace: Option<PathBuf>,
     /// Engine to run on (see `pocketbench engines`).

@@ -14,58 +14,17 @@
 //! | `GET /api/v1/plans/{id}` | its cells: open, claimed, done |
 //! | `POST /api/v1/agent/claim` (token) | the next cell for a device class (204: none) |
 //! | `POST /api/v1/agent/complete` (token) | a claimed cell is done, with its result's id |
+//! | `…/api/v1/traces…` | published app traces ([`super::traces::routes`]) |
 
-use super::http::{Reply, Req};
+use super::http::{int_param, known_params, not_found, Reply, Req};
+use super::traces::routes as traces;
 use super::{categories, db_error, explain, now_ms, rankings, results, work, State};
 use crate::fleet::submission;
 use serde::{Deserialize, Serialize};
 
-fn not_found(what: String) -> Reply {
-    Reply::error(404, None, what)
-}
-
 /// Parse a JSON body into `T`, naming the field at fault.
 fn body<T: serde::de::DeserializeOwned>(rq: &Req) -> Result<T, Reply> {
     submission::from_json(&rq.body).map_err(|e| Reply::error(400, Some(&e.field), e.message))
-}
-
-fn int_param(rq: &Req, key: &str, default: i64) -> Result<i64, Reply> {
-    match rq.param(key) {
-        None => Ok(default),
-        Some(v) => v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
-            Reply::error(
-                400,
-                Some(key),
-                format!(
-                    "{}: expected a non-negative integer",
-                    crate::limits::escape(v)
-                ),
-            )
-        }),
-    }
-}
-
-/// A 400 naming every query parameter of `rq` that is not in `known`.
-fn known_params(rq: &Req, known: &[&str]) -> Result<(), Reply> {
-    let unknown: Vec<String> = rq
-        .query
-        .keys()
-        .filter(|k| !known.contains(&k.as_str()))
-        .map(|k| crate::limits::escape(k))
-        .collect();
-    if unknown.is_empty() {
-        return Ok(());
-    }
-    Err(Reply::error(
-        400,
-        Some("query"),
-        format!(
-            "unknown parameter{} {} (this endpoint takes {})",
-            if unknown.len() == 1 { "" } else { "s" },
-            unknown.join(", "),
-            known.join(", ")
-        ),
-    ))
 }
 
 fn category(id: &str) -> Result<&'static categories::Category, Reply> {
@@ -85,7 +44,7 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
             return r;
         }
     }
-    if post && !rq.is_json() {
+    if post && !rq.is_json() && !super::traces::upload::is_upload(rq) {
         return Reply::error(
             415,
             Some("Content-Type"),
@@ -108,6 +67,10 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
         (["api", "v1", "plans", id], true, _) => plan_progress(state, id),
         (["api", "v1", "agent", "claim"], _, true) => claim(state, rq),
         (["api", "v1", "agent", "complete"], _, true) => complete(state, rq),
+        (["api", "v1", "traces"], _, true) => traces::publish(state, rq),
+        (["api", "v1", "traces"], true, _) => traces::gallery(state, rq),
+        (["api", "v1", "traces", sha], true, _) => traces::one(state, rq, sha),
+        (["api", "v1", "traces", sha, "file"], true, _) => traces::file(state, sha),
         _ if get || post => Err(not_found(format!(
             "no such endpoint: {} /{}",
             rq.method,

@@ -2,6 +2,7 @@
 //! decoded path segments and query, bearer token, body read under the layers' size limit) and a
 //! [`Reply`] (status, content type, body) written back. JSON errors have one shape:
 //! `{"error": {"field": "device.model", "message": "…"}}` (`field` only when one is to blame).
+//! Query parameters are read by [`int_param`] and checked by [`known_params`] for every endpoint.
 
 pub use crate::fleet::url::split_url;
 use serde::Serialize;
@@ -22,6 +23,8 @@ pub struct Req {
     pub body: Vec<u8>,
     /// The token's name, once its token was checked from the request's head.
     pub who: Option<String>,
+    /// A body kept in a file instead of `body` (a published trace, [`super::traces`]).
+    pub upload: Option<std::path::PathBuf>,
 }
 
 impl Req {
@@ -44,6 +47,51 @@ impl Req {
             .map(String::as_str)
             .filter(|v| !v.is_empty())
     }
+}
+
+/// A 404 saying what is not there.
+pub fn not_found(what: String) -> Reply {
+    Reply::error(404, None, what)
+}
+
+/// The non-negative integer query parameter `key` of `rq` (`default` when absent), or a 400.
+pub fn int_param(rq: &Req, key: &str, default: i64) -> Result<i64, Reply> {
+    match rq.param(key) {
+        None => Ok(default),
+        Some(v) => v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+            Reply::error(
+                400,
+                Some(key),
+                format!(
+                    "{}: expected a non-negative integer",
+                    crate::limits::escape(v)
+                ),
+            )
+        }),
+    }
+}
+
+/// A 400 naming every query parameter of `rq` that is not in `known`.
+pub fn known_params(rq: &Req, known: &[&str]) -> Result<(), Reply> {
+    let unknown: Vec<String> = rq
+        .query
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()))
+        .map(|k| crate::limits::escape(k))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(Reply::error(
+        400,
+        Some("query"),
+        format!(
+            "unknown parameter{} {} (this endpoint takes {})",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown.join(", "),
+            known.join(", ")
+        ),
+    ))
 }
 
 /// A response.
@@ -158,6 +206,7 @@ pub fn head(parts: &axum::http::request::Parts) -> Req {
         cookie: header(axum::http::header::COOKIE),
         body: Vec::new(),
         who: None,
+        upload: None,
     }
 }
 
@@ -193,14 +242,35 @@ pub async fn arrived(body: &mut axum::body::Body, max_body: u64) -> Result<(Vec<
 /// `RequestBodyLimitLayer`, which refuses one declared too large before it is read and stops
 /// one that grows too large as it arrives ([`body_error`] turns that into 413).
 pub async fn body(
-    mut body: axum::body::Body,
+    body: axum::body::Body,
     mut got: Vec<u8>,
     max_body: u64,
     pace: BodyPace,
 ) -> Result<Vec<u8>, Reply> {
+    let mut more = Vec::new();
+    body_into(body, got.len() as u64, max_body, pace, |data| {
+        more.extend_from_slice(data);
+        Ok(())
+    })
+    .await?;
+    got.append(&mut more);
+    Ok(got)
+}
+
+/// A request's body handed to `sink` piece by piece as it arrives (never whole in memory), at
+/// `pace` and under the same limits as [`body`]; `already` bytes of it were read before. A
+/// `sink` that fails ends the read with a 500.
+pub async fn body_into(
+    mut body: axum::body::Body,
+    already: u64,
+    max_body: u64,
+    pace: BodyPace,
+    mut sink: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> Result<u64, Reply> {
     use http_body_util::BodyExt;
     let start = tokio::time::Instant::now();
     let end = start + pace.deadline;
+    let mut got = already;
     loop {
         // Wake at least every second to check the pace.
         let tick = (tokio::time::Instant::now() + std::time::Duration::from_secs(1)).min(end);
@@ -209,7 +279,15 @@ pub async fn body(
             Ok(Some(Err(e))) => return Err(body_error(&e, max_body)),
             Ok(Some(Ok(frame))) => {
                 if let Ok(data) = frame.into_data() {
-                    got.extend_from_slice(&data);
+                    got += data.len() as u64;
+                    if let Err(e) = sink(&data) {
+                        eprintln!("pocketbench serve: keeping a request's body: {e}");
+                        return Err(Reply::error(
+                            500,
+                            Some("body"),
+                            "the server could not keep the body (see its log)",
+                        ));
+                    }
                 }
             }
             Err(_) => {}
@@ -223,13 +301,12 @@ pub async fn body(
             ));
         }
         let secs = (now - start).as_secs_f64();
-        if secs > 1.0 && (got.len() as f64) < pace.min_rate as f64 * secs {
+        if secs > 1.0 && (got as f64) < pace.min_rate as f64 * secs {
             return Err(Reply::error(
                 408,
                 Some("body"),
                 format!(
-                    "sent too slowly: {} bytes in {secs:.1} s (the server's --min-body-rate: {} bytes a second at least)",
-                    got.len(),
+                    "sent too slowly: {got} bytes in {secs:.1} s (the server's --min-body-rate: {} bytes a second at least)",
                     pace.min_rate
                 ),
             ));

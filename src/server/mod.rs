@@ -39,6 +39,7 @@ pub mod stream;
 pub mod style;
 pub mod tls;
 pub mod tokens;
+pub mod traces;
 pub mod work;
 
 use crate::error::{Error, Result};
@@ -275,44 +276,50 @@ async fn entry(
     let mark = rq.extensions().get::<listen::Mark>().cloned();
     let (parts, body) = rq.into_parts();
     let mut req = http::head(&parts);
-    let internal = |_| Reply::error(500, None, "internal error (the server logged it)");
-    // What of the body has arrived with the head; all of it, usually.
-    let mut body = body;
-    let (arrived, whole) = match http::arrived(&mut body, app.max_body).await {
-        Ok(a) => a,
-        Err(reply) => return reply,
-    };
-    // A write whose body is still to come has its token checked first: refused from its head,
-    // it never waits for its body. (One whose body came with its head is checked by its
-    // handler, one hop fewer.)
-    if !whole && req.method == "POST" && req.path.first().is_some_and(|p| p == "api") {
-        let state = app.state.clone();
-        let checked = tokio::task::spawn_blocking(move || {
-            let who = state.authorise(&req);
-            (req, who)
-        })
-        .await;
-        let who;
-        (req, who) = match checked {
-            Ok(c) => c,
-            Err(e) => return internal(e),
+    // A published trace is written to a file as it arrives, never held whole in memory; its
+    // token is checked from its head first. The file lives until the answer is made.
+    let mut _spool = None;
+    if traces::upload::is_upload(&req) {
+        req = match who_from_head(&app.state, req).await {
+            Ok(r) => r,
+            Err(reply) => return reply,
         };
-        match who {
-            Ok(name) => req.who = Some(name),
-            Err(refused) => return refused,
-        }
-    }
-    req.body = if whole {
-        arrived
-    } else {
-        match http::body(body, arrived, app.max_body, app.pace).await {
-            Ok(b) => b,
+        match traces::upload::spool(body, app.max_body, app.pace).await {
+            Ok(file) => {
+                req.upload = Some(file.path().to_path_buf());
+                _spool = Some(file);
+            }
             Err(reply) => return reply,
         }
-    };
+    } else {
+        // What of the body has arrived with the head; all of it, usually.
+        let mut body = body;
+        let (arrived, whole) = match http::arrived(&mut body, app.max_body).await {
+            Ok(a) => a,
+            Err(reply) => return reply,
+        };
+        // A write whose body is still to come has its token checked first: refused from its
+        // head, it never waits for its body. (One whose body came with its head is checked by
+        // its handler, one hop fewer.)
+        if !whole && req.method == "POST" && req.path.first().is_some_and(|p| p == "api") {
+            req = match who_from_head(&app.state, req).await {
+                Ok(r) => r,
+                Err(reply) => return reply,
+            };
+        }
+        req.body = if whole {
+            arrived
+        } else {
+            match http::body(body, arrived, app.max_body, app.pace).await {
+                Ok(b) => b,
+                Err(reply) => return reply,
+            }
+        };
+    }
     if let Some(m) = &mark {
         m.handling();
     }
+    let internal = |_| Reply::error(500, None, "internal error (the server logged it)");
     let reply = if req.method == "GET" && req.path == ["healthz"] {
         let state = app.state.clone();
         tokio::task::spawn_blocking(move || handle(&state, &req))
@@ -326,6 +333,29 @@ async fn entry(
         m.waiting();
     }
     reply
+}
+
+/// `req` with its token's name, checked from its head on a blocking task (401 or 403 before its
+/// body is read).
+async fn who_from_head(state: &Arc<State>, req: Req) -> std::result::Result<Req, Reply> {
+    let state = state.clone();
+    let checked = tokio::task::spawn_blocking(move || {
+        let who = state.authorise(&req);
+        (req, who)
+    })
+    .await;
+    match checked {
+        Ok((mut req, Ok(name))) => {
+            req.who = Some(name);
+            Ok(req)
+        }
+        Ok((_, Err(refused))) => Err(refused),
+        Err(_) => Err(Reply::error(
+            500,
+            None,
+            "internal error (the server logged it)",
+        )),
+    }
 }
 
 /// Whether `addr` is a loopback address (tokens sent to it never leave the machine).

@@ -126,10 +126,12 @@ pub fn by_first_seen(db: &Db, category: &str) -> Result<Vec<Ranked>> {
     Ok(rows.iter().map(ranked).collect())
 }
 
-/// One model's statistics in every category it has results in.
+/// One model's statistics in every category it has results in (the storage and workload
+/// categories; a published trace's are on its own page).
 pub fn of_model(db: &Db, model: &str) -> Result<Vec<(String, Ranked)>> {
     let cats = db.read()?.query(
-        "SELECT category FROM model_stats WHERE model = $1 ORDER BY category",
+        "SELECT category FROM model_stats WHERE model = $1 AND category NOT LIKE 'trace:%'
+         ORDER BY category",
         &[model.into()],
     )?;
     for c in &cats {
@@ -137,7 +139,7 @@ pub fn of_model(db: &Db, model: &str) -> Result<Vec<(String, Ranked)>> {
     }
     let rows = db.read()?.query(
         "SELECT model, mean, stddev, kept, total, first_seen, category FROM model_stats
-         WHERE model = $1 ORDER BY category",
+         WHERE model = $1 AND category NOT LIKE 'trace:%' ORDER BY category",
         &[model.into()],
     )?;
     Ok(rows.iter().map(|r| (r.text(6), ranked(r))).collect())

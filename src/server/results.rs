@@ -82,8 +82,13 @@ pub fn insert(
             .unwrap_or(0);
             return Ok(Ok(Stored { id, created: false }));
         };
-        if !metrics.is_empty() {
-            add_metrics(c, id, &d.model, metrics, now_ms)?;
+        // A run replaying a published trace adds that trace's figures.
+        let mut figures = metrics.to_vec();
+        if s.kind == "run" {
+            figures.extend(super::traces::board::link(c, id, &d.model, &s.result)?);
+        }
+        if !figures.is_empty() {
+            add_metrics(c, id, &d.model, &figures, now_ms)?;
         }
         Ok(Ok(Stored { id, created: true }))
     })
@@ -166,7 +171,8 @@ pub struct Metric {
 
 fn metrics(c: &mut dyn super::db::Sql, id: i64) -> Result<Vec<Metric>> {
     Ok(c.query(
-        "SELECT category, value FROM metrics WHERE result_id = $1 ORDER BY category",
+        "SELECT category, value FROM metrics WHERE result_id = $1 AND category NOT LIKE 'trace:%'
+         ORDER BY category",
         &[id.into()],
     )?
     .iter()

@@ -6,6 +6,9 @@
 //! connection's send deadline ([`super::deadline`]) drops it. At most half the workers' worth
 //! of chunk reads run at once ([`Readers`]), so the database connections are never all taken
 //! by answers being streamed: `/healthz`, the pages and the API find one free.
+//!
+//! A published trace's file (`GET /api/v1/traces/{sha256}/file`) is streamed the same way, one
+//! stored chunk ([`super::traces::CHUNK`] bytes) per query ([`Source::Trace`]).
 
 use super::db::Db;
 use axum::body::Bytes;
@@ -35,18 +38,28 @@ type Permit = Pin<
     >,
 >;
 
-/// The body of one stored result's answer.
+/// What is streamed.
+#[derive(Clone, Copy, Debug)]
+pub enum Source {
+    /// A stored result's text, [`CHUNK`] characters at a time.
+    Result,
+    /// A published trace's bytes, one stored chunk at a time.
+    Trace,
+}
+
+/// The body of one stored result's (or trace's) answer.
 pub struct Chunks {
     db: Arc<Db>,
     readers: Readers,
     /// Waiting for a read to be allowed.
     waiting: Option<Permit>,
+    source: Source,
     id: i64,
-    /// The next character to read (1-based, as SQL's `substr` counts).
+    /// The next character to read (1-based, as SQL's `substr` counts), or the next chunk.
     next: i64,
     head: Option<Bytes>,
     tail: Option<Bytes>,
-    reading: Option<tokio::task::JoinHandle<crate::error::Result<String>>>,
+    reading: Option<tokio::task::JoinHandle<crate::error::Result<Read>>>,
     done: bool,
 }
 
@@ -57,6 +70,7 @@ impl Chunks {
             db,
             readers,
             waiting: None,
+            source: Source::Result,
             id,
             next: 1,
             head: Some(Bytes::from(head)),
@@ -65,15 +79,56 @@ impl Chunks {
             done: false,
         }
     }
+
+    /// Published trace `id`'s stored bytes, chunk by chunk.
+    pub fn trace(db: Arc<Db>, readers: Readers, id: i64) -> Chunks {
+        Chunks {
+            source: Source::Trace,
+            next: 0,
+            head: None,
+            tail: None,
+            ..Chunks::new(db, readers, id, String::new(), "")
+        }
+    }
 }
 
-/// Characters `from..from + CHUNK` of result `id`'s stored text (fewer at its end).
-fn read(db: &Db, id: i64, from: i64) -> crate::error::Result<String> {
-    let rows = db.read()?.query(
-        "SELECT substr(result, $2, $3) FROM results WHERE id = $1",
-        &[id.into(), from.into(), CHUNK.into()],
-    )?;
-    Ok(rows.first().map(|r| r.text(0)).unwrap_or_default())
+/// One read: its bytes, how far it moves `next`, and whether it was the last.
+struct Read {
+    bytes: Bytes,
+    advance: i64,
+    last: bool,
+}
+
+/// The next piece of `source` `id` from `from`: characters `from..from + CHUNK` of a result's
+/// stored text (fewer at its end), or a trace's chunk number `from` (none past its last).
+fn read(db: &Db, source: Source, id: i64, from: i64) -> crate::error::Result<Read> {
+    match source {
+        Source::Result => {
+            let rows = db.read()?.query(
+                "SELECT substr(result, $2, $3) FROM results WHERE id = $1",
+                &[id.into(), from.into(), CHUNK.into()],
+            )?;
+            let text = rows.first().map(|r| r.text(0)).unwrap_or_default();
+            let n = text.chars().count() as i64;
+            Ok(Read {
+                bytes: Bytes::from(text),
+                advance: n,
+                last: n < CHUNK,
+            })
+        }
+        Source::Trace => {
+            let rows = db.read()?.query(
+                "SELECT data FROM trace_chunks WHERE trace_id = $1 AND idx = $2",
+                &[id.into(), from.into()],
+            )?;
+            let bytes = rows.first().map(|r| r.blob(0)).unwrap_or_default();
+            Ok(Read {
+                last: bytes.is_empty(),
+                advance: 1,
+                bytes: Bytes::from(bytes),
+            })
+        }
+    }
 }
 
 impl http_body::Body for Chunks {
@@ -101,21 +156,21 @@ impl http_body::Body for Chunks {
                 Poll::Ready(p) => p,
             };
             me.waiting = None;
-            let (db, id, from) = (me.db.clone(), me.id, me.next);
+            let (db, source, id, from) = (me.db.clone(), me.source, me.id, me.next);
             me.reading = Some(tokio::task::spawn_blocking(move || {
                 let _permit = permit;
-                read(&db, id, from)
+                read(&db, source, id, from)
             }));
         }
         let Some(task) = me.reading.as_mut() else {
             return Poll::Pending;
         };
-        let text = match Pin::new(task).poll(cx) {
+        let got = match Pin::new(task).poll(cx) {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(r) => {
                 me.reading = None;
                 match r {
-                    Ok(Ok(text)) => text,
+                    Ok(Ok(got)) => got,
                     Ok(Err(e)) => {
                         eprintln!("pocketbench serve: reading result {}: {e}", me.id);
                         return Poll::Ready(Some(Err(std::io::Error::other("database"))));
@@ -124,14 +179,11 @@ impl http_body::Body for Chunks {
                 }
             }
         };
-        let n = text.chars().count() as i64;
-        me.next += n;
-        if n < CHUNK {
-            me.done = true;
-        }
-        if n == 0 {
+        me.next += got.advance;
+        me.done = got.last;
+        if got.bytes.is_empty() {
             return Poll::Ready(me.tail.take().map(|t| Ok(Frame::data(t))));
         }
-        Poll::Ready(Some(Ok(Frame::data(Bytes::from(text)))))
+        Poll::Ready(Some(Ok(Frame::data(got.bytes))))
     }
 }

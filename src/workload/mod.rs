@@ -24,6 +24,7 @@ pub mod resolve;
 pub mod rng;
 pub mod spec_toml;
 pub mod trace;
+pub mod untrusted;
 pub mod values;
 pub mod ycsb;
 

@@ -313,3 +313,48 @@ pub fn durability_config<'a>(run: &'a Value, value: &str) -> &'a Value {
         })
         .unwrap_or_else(|| panic!("no {value} in {run}"))
 }
+
+/// Every path under `dir`, sorted (to show that nothing was created there).
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            out.push(e.path().display().to_string());
+            if e.file_type().unwrap().is_dir() {
+                todo.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `hostile.pbt` in `sb`, generated from [`hostile_schema_spec`] naming the new, empty folder
+/// `outside`; that folder's path.
+pub fn hostile_trace(sb: &Sandbox) -> PathBuf {
+    let outside = sb.path("outside");
+    std::fs::create_dir(&outside).unwrap();
+    sb.write("hostile.toml", hostile_schema_spec(&outside));
+    sb.pb([
+        "trace",
+        "gen",
+        "--workload",
+        "hostile.toml",
+        "-o",
+        "hostile.pbt",
+    ])
+    .expect_ok();
+    outside
+}
+
+/// A SQL spec whose schema attaches a file in `outside`, writes a table there, vacuums into
+/// another and moves the temporary directory there; one harmless statement in its run.
+pub fn hostile_schema_spec(outside: &Path) -> String {
+    let o = outside.display();
+    format!(
+        "[sql]\nrecords = 1\noperations = 1\n\
+         schema = [\"CREATE TABLE t(a)\", \"ATTACH DATABASE '{o}/e.db' AS e\", \"CREATE TABLE e.x(a)\", \"VACUUM INTO '{o}/copy.db'\", \"PRAGMA temp_store_directory = '{o}'\"]\n\
+         load = \"INSERT INTO t VALUES({{key}})\"\n[[sql.statement]]\nsql = \"SELECT * FROM t\"\n"
+    )
+}

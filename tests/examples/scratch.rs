@@ -139,6 +139,7 @@ impl Scratch {
                 root().join("drivers/jvm/target/pocketbench-jvm.jar"),
             )
             .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_CACHE_HOME")
             .env_remove("ANDROID_SERIAL")
             .env_remove("POCKETBENCH_TOKEN")
             .env_remove("POCKETBENCH_DEVICES")

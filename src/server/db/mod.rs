@@ -28,6 +28,8 @@ pub enum Value {
     Int(i64),
     Real(f64),
     Text(String),
+    /// Bytes (SQLite BLOB, PostgreSQL BYTEA): a stored trace's chunks.
+    Blob(Vec<u8>),
 }
 
 impl From<i64> for Value {
@@ -81,6 +83,14 @@ impl Row {
             Some(Value::Int(v)) => v.to_string(),
             Some(Value::Real(v)) => v.to_string(),
             _ => String::new(),
+        }
+    }
+    /// A BLOB/BYTEA column's bytes (a text column's UTF-8).
+    pub fn blob(&self, i: usize) -> Vec<u8> {
+        match self.0.get(i) {
+            Some(Value::Blob(b)) => b.clone(),
+            Some(Value::Text(s)) => s.clone().into_bytes(),
+            _ => Vec::new(),
         }
     }
 }

@@ -172,6 +172,7 @@ impl ToSql for Value {
             Value::Int(v) => v.to_sql(ty, out),
             Value::Real(v) => v.to_sql(ty, out),
             Value::Text(s) => s.as_str().to_sql(ty, out),
+            Value::Blob(b) => b.as_slice().to_sql(ty, out),
         }
     }
 
@@ -196,6 +197,8 @@ fn column(row: &tokio_postgres::Row, i: usize) -> Value {
         row.get::<_, Option<f32>>(i).map(|v| Value::Real(v.into()))
     } else if *ty == Type::BOOL {
         row.get::<_, Option<bool>>(i).map(|v| Value::Int(v.into()))
+    } else if *ty == Type::BYTEA {
+        row.get::<_, Option<Vec<u8>>>(i).map(Value::Blob)
     } else {
         row.try_get::<_, Option<String>>(i)
             .ok()

@@ -12,6 +12,12 @@
 //! * `rate_buckets`: each token's remaining writes this minute, shared by every server process;
 //! * `tokens`: API tokens, SHA-256 hashed; `plans` and `cells`: study plans a fleet of agents
 //!   claims cells of.
+//! * `traces`: published app traces, addressed by the SHA-256 of their bytes (unique), with
+//!   their title, header, `trace stats` and counters of runs and devices; `trace_chunks`: their
+//!   bytes, [`crate::server::traces::CHUNK`] at a time; `trace_runs`: each result replaying
+//!   one (its engine setup, busy time and p95), and `trace_setups` the running sums per setup.
+//!   A replay's busy time and p95 are also `metrics` rows of the categories
+//!   `trace:ID:SETUP:busy` and `…:p95`, ranked by `model_stats` like every category.
 
 use super::{scalar, Dialect, Sql};
 use crate::error::{Error, Result};
@@ -98,6 +104,56 @@ CREATE TABLE IF NOT EXISTS sessions (
     name TEXT NOT NULL,
     expires_ms BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS traces (
+    id {pk},
+    sha256 TEXT NOT NULL UNIQUE,
+    digest TEXT NOT NULL,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    anonymised TEXT NOT NULL,
+    source TEXT NOT NULL,
+    bytes BIGINT NOT NULL,
+    chunks BIGINT NOT NULL,
+    statements BIGINT NOT NULL,
+    connections BIGINT NOT NULL,
+    mix TEXT NOT NULL,
+    header TEXT NOT NULL,
+    stats TEXT NOT NULL,
+    stats_text TEXT NOT NULL,
+    submitter TEXT NOT NULL,
+    submitted_at BIGINT NOT NULL,
+    runs BIGINT NOT NULL,
+    devices BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS traces_digest ON traces (digest);
+CREATE INDEX IF NOT EXISTS traces_runs ON traces (runs, id);
+CREATE TABLE IF NOT EXISTS trace_chunks (
+    trace_id BIGINT NOT NULL,
+    idx BIGINT NOT NULL,
+    data {blob} NOT NULL,
+    PRIMARY KEY (trace_id, idx)
+);
+CREATE TABLE IF NOT EXISTS trace_runs (
+    result_id BIGINT PRIMARY KEY,
+    trace_id BIGINT NOT NULL,
+    model TEXT NOT NULL,
+    setup TEXT NOT NULL,
+    busy_ms DOUBLE PRECISION NOT NULL,
+    p95_us DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trace_models (
+    trace_id BIGINT NOT NULL,
+    model TEXT NOT NULL,
+    PRIMARY KEY (trace_id, model)
+);
+CREATE TABLE IF NOT EXISTS trace_setups (
+    trace_id BIGINT NOT NULL,
+    setup TEXT NOT NULL,
+    runs BIGINT NOT NULL,
+    busy_sum DOUBLE PRECISION NOT NULL,
+    p95_sum DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (trace_id, setup)
+);
 CREATE TABLE IF NOT EXISTS rate_buckets (
     name TEXT PRIMARY KEY,
     tokens DOUBLE PRECISION NOT NULL,
@@ -107,9 +163,9 @@ CREATE TABLE IF NOT EXISTS rate_buckets (
 
 /// Create the tables if they are missing; refuse a database written by a newer version.
 pub fn create(c: &mut dyn Sql) -> Result<()> {
-    let pk = match c.dialect() {
-        Dialect::Sqlite => "INTEGER PRIMARY KEY",
-        Dialect::Postgres => "BIGSERIAL PRIMARY KEY",
+    let (pk, blob) = match c.dialect() {
+        Dialect::Sqlite => ("INTEGER PRIMARY KEY", "BLOB"),
+        Dialect::Postgres => ("BIGSERIAL PRIMARY KEY", "BYTEA"),
     };
     // Several server processes may start together on one PostgreSQL: one creates, the others
     // wait on the advisory lock and then find the tables there.
@@ -117,7 +173,7 @@ pub fn create(c: &mut dyn Sql) -> Result<()> {
         c.batch("SELECT pg_advisory_lock(740215)")?;
     }
     let done = (|| {
-        c.batch(&TABLES.replace("{pk}", pk))?;
+        c.batch(&TABLES.replace("{pk}", pk).replace("{blob}", blob))?;
         let found = c
             .query("SELECT value FROM meta WHERE key = 'schema_version'", &[])?
             .first()

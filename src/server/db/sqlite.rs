@@ -18,6 +18,7 @@ impl rusqlite::ToSql for Value {
             Value::Int(v) => ToSqlOutput::Borrowed(ValueRef::Integer(*v)),
             Value::Real(v) => ToSqlOutput::Borrowed(ValueRef::Real(*v)),
             Value::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            Value::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
         })
     }
 }
@@ -88,9 +89,8 @@ impl Sql for Sqlite {
                 row.push(match r.get_ref(i) {
                     Ok(ValueRef::Integer(v)) => Value::Int(v),
                     Ok(ValueRef::Real(v)) => Value::Real(v),
-                    Ok(ValueRef::Text(t)) | Ok(ValueRef::Blob(t)) => {
-                        Value::Text(String::from_utf8_lossy(t).into_owned())
-                    }
+                    Ok(ValueRef::Text(t)) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+                    Ok(ValueRef::Blob(b)) => Value::Blob(b.to_vec()),
                     _ => Value::Null,
                 });
             }

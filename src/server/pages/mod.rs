@@ -4,10 +4,14 @@
 //! ranked yet and why, and every model by first-seen date, labelled), `/devices/{model}` (per category: statistics, file systems
 //! side by side, clusters and what distinguishes them, results over time), `/compare?a=&b=`
 //! (two models category by category) and `/results/{id}` (one result, linking to its full
-//! report at `/results/{id}/report`). Every text from a submission is escaped.
+//! report at `/results/{id}/report`), `/traces` (the gallery of published app traces,
+//! searchable, filtered and paged) and `/traces/{sha256}` (one trace: its `trace stats`, and per
+//! engine setup the ranking of device models on busy time and p95). Every text from a
+//! submission is escaped.
 
 mod charts;
 mod models;
+mod traces;
 mod views;
 
 use super::http::{Reply, Req};
@@ -27,6 +31,8 @@ pub fn route(state: &State, rq: &Req, seg: &[&str]) -> Reply {
         ),
         ["results", id] => views::result(state, id),
         ["results", id, "report"] => views::report(state, id),
+        ["traces"] => traces::gallery(state, rq),
+        ["traces", sha] => traces::one(state, rq, sha),
         _ => Err(not_found(&format!("/{}", seg.join("/")))),
     };
     page.unwrap_or_else(|r| r)
@@ -128,7 +134,7 @@ pub fn layout(title: &str, body: &str) -> String {
 <html lang="en"><head><meta charset="utf-8"><title>{t} · pocketbench</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>{style}</style></head>
-<body><nav><a href="/">pocketbench results</a><a href="/models">all models</a></nav>
+<body><nav><a href="/">pocketbench results</a><a href="/models">all models</a><a href="/traces">app traces</a></nav>
 <h1>{t}</h1>
 {body}
 </body></html>

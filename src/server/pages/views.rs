@@ -91,6 +91,37 @@ pub fn index(state: &State) -> Page {
     ok("Rankings", &body)
 }
 
+/// A ranking table's rows: rank, model, mean, standard deviation, results kept of all.
+pub(super) fn ranked_rows(top: &[rankings::Ranked]) -> String {
+    let mut rows = String::new();
+    for (i, r) in top.iter().enumerate() {
+        let _ = writeln!(
+            rows,
+            r#"<tr class="ranked" data-model="{m}"><td class="num">{rank}</td><td>{link}</td><td class="num">{mean}</td><td class="num">{sd}</td><td class="num">{k} / {t}</td></tr>"#,
+            m = esc(&r.model),
+            rank = i + 1,
+            link = device_link(&r.model),
+            mean = num(r.mean),
+            sd = num(r.stddev),
+            k = r.kept,
+            t = r.total
+        );
+    }
+    rows
+}
+
+/// A ranking's bar chart (each model's mean and standard deviation); nothing for no model.
+pub(super) fn ranking_chart(id: &str, title: &str, unit: &str, top: &[rankings::Ranked]) -> String {
+    if top.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<_> = top
+        .iter()
+        .map(|r| (r.model.clone(), r.mean, r.stddev))
+        .collect();
+    charts::bars(id, title, unit, &rows)
+}
+
 /// The filter form of a ranking page, with the values in use selected.
 fn filter_form(c: &categories::Category, values: &[String; 4], choices: &[Vec<String>]) -> String {
     let mut f = format!(
@@ -150,19 +181,7 @@ pub fn ranking(state: &State, rq: &crate::server::http::Req, id: &str) -> Page {
             "<p class=\"note\" id=\"filtered\">Ranked over the results matching the filters only (the 3σ rule applied to them).</p>\n",
         );
     }
-    for (i, r) in top.iter().enumerate() {
-        let _ = writeln!(
-            body,
-            r#"<tr class="ranked" data-model="{m}"><td class="num">{rank}</td><td>{link}</td><td class="num">{mean}</td><td class="num">{sd}</td><td class="num">{k} / {t}</td></tr>"#,
-            m = esc(&r.model),
-            rank = i + 1,
-            link = device_link(&r.model),
-            mean = num(r.mean),
-            sd = num(r.stddev),
-            k = r.kept,
-            t = r.total
-        );
-    }
+    body.push_str(&ranked_rows(&top));
     body.push_str("</table>\n");
     let waiting: Vec<_> = all.iter().filter(|r| r.kept < min).collect();
     if !waiting.is_empty() {
@@ -181,13 +200,7 @@ pub fn ranking(state: &State, rq: &crate::server::http::Req, id: &str) -> Page {
         }
         body.push_str("</table>\n");
     }
-    if !top.is_empty() {
-        let rows: Vec<_> = top
-            .iter()
-            .map(|r| (r.model.clone(), r.mean, r.stddev))
-            .collect();
-        body.push_str(&charts::bars("ranking-chart", &c.title, c.unit, &rows));
-    }
+    body.push_str(&ranking_chart("ranking-chart", &c.title, c.unit, &top));
     if !all.is_empty() {
         body.push_str("<h2>By first-seen date</h2>\n<p class=\"note\">Each model's mean (after the 3σ rule) against the date its first result arrived: newer models to the right.</p>\n");
         let pts: Vec<_> = all

@@ -186,9 +186,11 @@ impl Default for Collector {
 
 impl Collector {
     pub fn new() -> Collector {
+        let db = rusqlite::Connection::open_in_memory()
+            .unwrap_or_else(|e| panic!("an in-memory SQLite database opens: {e}"));
+        crate::workload::untrusted::guard_scratch(&db);
         Collector {
-            db: rusqlite::Connection::open_in_memory()
-                .unwrap_or_else(|e| panic!("an in-memory SQLite database opens: {e}")),
+            db,
             classes: HashMap::default(),
             readings: HashMap::default(),
             shapes: HashMap::default(),
