@@ -101,15 +101,26 @@ pub fn blob_bytes(hex: &str) -> Option<Vec<u8>> {
     if !hex.len().is_multiple_of(2) {
         return None;
     }
+    hex.as_bytes().chunks_exact(2).map(hex_pair).collect()
+}
+
+/// Whether [`blob_bytes`] reads `hex` (without making the bytes).
+pub fn is_blob_hex(hex: &str) -> bool {
+    hex.len().is_multiple_of(2)
+        && hex
+            .as_bytes()
+            .chunks_exact(2)
+            .all(|p| hex_pair(p).is_some())
+}
+
+/// One byte of a blob's hex: its two characters.
+fn hex_pair(pair: &[u8]) -> Option<u8> {
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    hex.as_bytes()
-        .chunks_exact(2)
-        .map(|pair| match (pair[0], digit(pair[0]), digit(pair[1])) {
-            (_, Some(hi), Some(lo)) => Some(hi << 4 | lo),
-            (b'+', None, Some(lo)) => Some(lo),
-            _ => None,
-        })
-        .collect()
+    match (pair[0], digit(pair[0]), digit(pair[1])) {
+        (_, Some(hi), Some(lo)) => Some(hi << 4 | lo),
+        (b'+', None, Some(lo)) => Some(lo),
+        _ => None,
+    }
 }
 
 impl StatementRecord {
@@ -141,6 +152,7 @@ mod tests {
             "", "00ff", "0F", "+f", "++", "-f", "f+", "0g", "abc", "é0", "0é", "A1b2",
         ] {
             assert_eq!(blob_bytes(hex), radix(hex), "{hex}");
+            assert_eq!(is_blob_hex(hex), radix(hex).is_some(), "{hex}");
         }
         assert_eq!(blob_bytes("+fA0"), Some(vec![15, 160]));
     }

@@ -137,6 +137,8 @@ pub struct Converter<'a> {
     conns: FastMap<String, u32>,
     /// The latest start fed per connection key.
     conn_starts: FastMap<String, u64>,
+    /// Where a connection key made of a pid and tid is written.
+    key: String,
     /// Merged: the connection (key) inside a transaction, and the statements of other
     /// connections waiting for it to end (with their count per connection).
     owner: Option<String>,
@@ -164,6 +166,7 @@ impl<'a> Converter<'a> {
             base: None,
             conns: FastMap::default(),
             conn_starts: FastMap::default(),
+            key: String::new(),
             owner: None,
             deferred: VecDeque::new(),
             deferred_by: FastMap::default(),
@@ -198,16 +201,23 @@ impl<'a> Converter<'a> {
         }
         // A connection runs one statement at a time: never before its previous one (a
         // coarse duration can put an end-stamped start there).
-        let key = connection_key(&s);
-        let last = match self.conn_starts.get_mut(&*key) {
+        let key = connection_key(&s, &mut self.key);
+        let last = match self.conn_starts.get_mut(key) {
             Some(last) => last,
-            None => self.conn_starts.entry(key.into_owned()).or_default(),
+            None => self.conn_starts.entry(key.to_string()).or_default(),
         };
         let start = s.start_ns().max(*last);
         *last = start;
         let mut s = s;
         s.t_ns = start;
         s.stamp = crate::workload::import::record::Stamp::Start;
+        // What the conversion no longer reads goes now, not after the reorder buffer: the
+        // database (chosen before this), and the expanded text of a statement with arguments
+        // (the arguments are bound or written in, [`Converter::op`]).
+        s.db = None;
+        if s.args.as_ref().is_some_and(|a| !a.is_empty()) {
+            s.expanded = None;
+        }
         self.newest = self.newest.max(start);
         let q = Queued(start, self.fed, Box::new(s));
         if self.in_order.back().is_none_or(|b| b.0 <= start) {
@@ -315,9 +325,9 @@ impl<'a> Converter<'a> {
             }
             return Ok(0);
         }
-        let key = connection_key(s);
+        let key = connection_key(s, &mut self.key);
         let n = self.conns.len() as u32;
-        if let Some(c) = self.conns.get(&*key) {
+        if let Some(c) = self.conns.get(key) {
             return Ok(*c);
         }
         if u64::from(n) >= MAX_CONNECTIONS {
@@ -325,7 +335,7 @@ impl<'a> Converter<'a> {
                 "the log uses more than {MAX_CONNECTIONS} connections (the limit, see docs/limits.md); import with --merge-connections"
             )));
         }
-        self.conns.insert(key.into_owned(), n);
+        self.conns.insert(key.to_string(), n);
         self.txns.push(Txn::default());
         Ok(n)
     }
@@ -405,7 +415,7 @@ impl<'a> Converter<'a> {
     ) -> Result<()> {
         // Only a merge keeps track of connections by their key here.
         let key = match self.rules.merge_connections {
-            true => connection_key(&s).into_owned(),
+            true => connection_key(&s, &mut self.key).to_string(),
             false => String::new(),
         };
         if self.rules.merge_connections
@@ -498,14 +508,39 @@ impl<'a> Converter<'a> {
     }
 }
 
-/// What names a statement's connection: the log's connection, else its pid and tid.
-fn connection_key(s: &StatementRecord) -> std::borrow::Cow<'_, str> {
-    match (&s.conn, s.pid, s.tid) {
-        (Some(c), _, _) => c.as_str().into(),
-        (None, Some(p), Some(t)) => format!("pid {p} tid {t}").into(),
-        (None, Some(p), None) => format!("pid {p}").into(),
-        _ => "".into(),
+/// What names a statement's connection: the log's connection, else its pid and tid (made in
+/// `buf`, reused from one statement to the next).
+fn connection_key<'s>(s: &'s StatementRecord, buf: &'s mut String) -> &'s str {
+    match (&s.conn, s.pid) {
+        (Some(c), _) => c.as_str(),
+        (None, Some(p)) => {
+            buf.clear();
+            buf.push_str("pid ");
+            push_decimal(buf, p);
+            if let Some(t) = s.tid {
+                buf.push_str(" tid ");
+                push_decimal(buf, t);
+            }
+            buf.as_str()
+        }
+        _ => "",
     }
+}
+
+/// `n` in decimal, as `Display` writes it (without the formatting machinery: this runs for
+/// every statement of a log that names no connection).
+fn push_decimal(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Statements per database (the first pass), and the schema records of each (SQLite's own

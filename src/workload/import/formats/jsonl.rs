@@ -5,7 +5,7 @@
 
 use super::{LineOutcome, LogFormat};
 use crate::limits::{MAX_SQL_ARGS, MAX_SQL_BYTES};
-use crate::workload::import::record::{blob_bytes, ArgValue, LogRecord};
+use crate::workload::import::record::{is_blob_hex, ArgValue, LogRecord};
 
 #[derive(Default)]
 pub struct Jsonl;
@@ -43,7 +43,7 @@ impl LogFormat for Jsonl {
                 return LineOutcome::Dropped("more arguments than the limit");
             }
             if s.args.iter().flatten().any(|a| match a {
-                ArgValue::Blob(b) => blob_bytes(&b.blob).is_none(),
+                ArgValue::Blob(b) => !is_blob_hex(&b.blob),
                 _ => false,
             }) {
                 return LineOutcome::Dropped("blob argument is not hex");

@@ -23,7 +23,7 @@
 //! logcat cuts a message at about 4 KB ([`LINE_LIMIT`]): a statement that reaches it without
 //! closing is dropped and counted as truncated.
 
-use super::logcat_line::{Clock, Line};
+use super::logcat_line::{split_once_ascii, Clock, Line};
 use super::operation::parse_operation;
 use super::{LineOutcome, LogFormat};
 use crate::workload::import::sql::lexer;
@@ -146,7 +146,7 @@ impl AndroidLogcat {
         if tag == TIME {
             return self.time_line(l, None, out);
         }
-        let Some((label, rest)) = l.msg.split_once(": \"") else {
+        let Some((label, rest)) = split_once_ascii(l.msg, ": \"") else {
             return LineOutcome::Dropped("SQLiteStatements line without `label: \"sql\"`");
         };
         let rec = self.record(l, label);
@@ -170,9 +170,11 @@ impl AndroidLogcat {
         }
         match p.text.strip_suffix('"') {
             Some(sql) if !lexer::ends_open(sql) => {
-                p.rec.sql = sql.to_string();
+                // The text without its closing quote becomes the statement's, not a copy.
+                let mut sql = std::mem::take(&mut p.text);
+                sql.pop();
+                p.rec.sql = sql;
                 p.joining = None;
-                p.text = String::new();
                 self.synthetic_ns += 1;
                 self.push_pending(p, out);
             }
@@ -188,15 +190,17 @@ impl AndroidLogcat {
         started: Option<Pending>,
         out: &mut Vec<LogRecord>,
     ) -> LineOutcome {
-        let Some((label, rest)) = l.msg.split_once(": \"") else {
+        let Some((label, rest)) = split_once_ascii(l.msg, ": \"") else {
             if let Some(p) = started {
                 self.close(p, out);
             }
             return LineOutcome::Dropped("SQLiteTime line without `label: \"sql\" took N ms`");
         };
         let (rec, expanded) = match started {
-            Some(p) => {
-                let expanded = p.rec.sql.clone();
+            Some(mut p) => {
+                // The statement's text so far is its expanded form; the time line's SQL
+                // becomes its `sql` once read.
+                let expanded = std::mem::take(&mut p.rec.sql);
                 (p.rec, Some(expanded))
             }
             None => {
@@ -207,37 +211,41 @@ impl AndroidLogcat {
         };
         let mut rec = rec;
         rec.expanded = expanded;
-        self.time_text(
-            Pending {
-                tid: l.tid,
-                joining: Some(TIME),
-                text: rest.to_string(),
-                bytes: l.msg.len(),
-                rec,
-            },
-            out,
-        )
+        // Whole on its line (most are): read where it lies; else joined with the next lines.
+        match time_parts(rest) {
+            Some((sql, ms)) => self.timed(rec, sql.to_string(), ms, out),
+            None => self.push_pending(
+                Pending {
+                    tid: l.tid,
+                    joining: Some(TIME),
+                    text: rest.to_string(),
+                    bytes: l.msg.len(),
+                    rec,
+                },
+                out,
+            ),
+        }
+        LineOutcome::Recognised
     }
 
-    fn time_text(&mut self, mut p: Pending, out: &mut Vec<LogRecord>) -> LineOutcome {
-        let parsed = p.text.rsplit_once("\" took ").and_then(|(sql, t)| {
-            let ms: f64 = t.strip_suffix(" ms")?.trim().parse().ok()?;
-            (ms.is_finite() && ms >= 0.0 && !lexer::ends_open(sql)).then_some((sql, ms))
-        });
-        match parsed {
-            Some((sql, ms)) => {
-                let dur = (ms * 1e6).round() as u64;
-                p.rec.dur_ns = Some(dur);
-                if p.rec.expanded.as_deref() == Some(sql) {
-                    p.rec.expanded = None;
-                }
-                p.rec.sql = sql.to_string();
-                self.synthetic_ns += dur;
-                out.push(LogRecord::Statement(p.rec));
-            }
+    fn time_text(&mut self, p: Pending, out: &mut Vec<LogRecord>) -> LineOutcome {
+        match time_parts(&p.text).map(|(sql, ms)| (sql.to_string(), ms)) {
+            Some((sql, ms)) => self.timed(p.rec, sql, ms, out),
             None => self.push_pending(p, out),
         }
         LineOutcome::Recognised
+    }
+
+    /// The statement `rec` ended, its SQL as prepared `sql`, after `ms` milliseconds.
+    fn timed(&mut self, mut rec: StatementRecord, sql: String, ms: f64, out: &mut Vec<LogRecord>) {
+        let dur = (ms * 1e6).round() as u64;
+        rec.dur_ns = Some(dur);
+        if rec.expanded.as_deref() == Some(sql.as_str()) {
+            rec.expanded = None;
+        }
+        rec.sql = sql;
+        self.synthetic_ns += dur;
+        out.push(LogRecord::Statement(rec));
     }
 
     fn operation_line(&mut self, l: &Line, out: &mut Vec<LogRecord>) -> LineOutcome {
@@ -269,6 +277,27 @@ impl AndroidLogcat {
     }
 }
 
+/// A complete `SQLiteTime` text after its label: `SQL" took N ms`, as the SQL and N.
+fn time_parts(text: &str) -> Option<(&str, f64)> {
+    let (sql, t) = split_took(text)?;
+    let ms: f64 = t.strip_suffix(" ms")?.trim().parse().ok()?;
+    (ms.is_finite() && ms >= 0.0 && !lexer::ends_open(sql)).then_some((sql, ms))
+}
+
+/// `text` split around its last `" took `, as `rsplit_once` splits it (by memrchr).
+fn split_took(text: &str) -> Option<(&str, &str)> {
+    const TOOK: &[u8] = b"\" took ";
+    let b = text.as_bytes();
+    let mut end = b.len();
+    while let Some(at) = memchr::memrchr(b'"', &b[..end]) {
+        if b[at..].starts_with(TOOK) {
+            return Some((&text[..at], &text[at + TOOK.len()..]));
+        }
+        end = at;
+    }
+    None
+}
+
 impl LogFormat for AndroidLogcat {
     fn name(&self) -> &'static str {
         "android-logcat"
@@ -293,5 +322,31 @@ impl LogFormat for AndroidLogcat {
 
     fn late_drops(&self) -> &[(&'static str, u64)] {
         &self.late_drops
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_splits_where_split_once_and_rsplit_once_split_it_by_memchr() {
+        for text in [
+            "a: \"b\" took 1 ms",
+            "/d/x.db: \"SELECT ':' || \"\" took 2\" took 0.5 ms",
+            "no label",
+            ": \"",
+            "a:\" b: \"c",
+            "x\" took \" took ",
+            "\" took",
+            "é: \"é\" took é",
+        ] {
+            assert_eq!(
+                split_once_ascii(text, ": \""),
+                text.split_once(": \""),
+                "{text}"
+            );
+            assert_eq!(split_took(text), text.rsplit_once("\" took "), "{text}");
+        }
     }
 }

@@ -217,10 +217,27 @@ fn first_word(s: &str) -> Option<(&str, &str)> {
     if s.is_empty() {
         return None;
     }
-    Some(match s.split_once(' ') {
-        Some((w, rest)) => (w, rest.trim_start_matches(' ')),
+    // A word of a line's prefix is short: a byte loop finds its end sooner than a search.
+    Some(match s.bytes().position(|c| c == b' ') {
+        Some(at) => (&s[..at], s[at + 1..].trim_start_matches(' ')),
         None => (s, ""),
     })
+}
+
+/// `s` split around the first `pat` (ASCII), as `split_once` splits it: its first byte found
+/// by memchr, since a pattern search is set up anew for every call (every line).
+pub fn split_once_ascii<'a>(s: &'a str, pat: &str) -> Option<(&'a str, &'a str)> {
+    let (b, p) = (s.as_bytes(), pat.as_bytes());
+    let (&first, _) = p.split_first()?;
+    let mut from = 0;
+    while let Some(at) = memchr::memchr(first, &b[from..]) {
+        let at = from + at;
+        if b[at..].starts_with(p) {
+            return Some((&s[..at], &s[at + p.len()..]));
+        }
+        from = at + 1;
+    }
+    None
 }
 
 fn level(s: &str) -> Option<u8> {
@@ -286,7 +303,7 @@ fn after_stamp(rest: &str) -> Option<Line<'_>> {
         }
     };
     let _ = uid_skipped;
-    let (tag, msg) = match tag_msg.split_once(": ") {
+    let (tag, msg) = match split_once_ascii(tag_msg, ": ") {
         Some((t, m)) => (t, m),
         None => (tag_msg.strip_suffix(':')?, ""),
     };

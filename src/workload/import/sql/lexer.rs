@@ -51,25 +51,37 @@ pub struct Tokens<'a> {
     pos: usize,
 }
 
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+/// The bytes that continue a bare word (and start one, but for digits): ASCII letters and
+/// digits, `_`, `$`, and every byte of a non-ASCII character; a table, as the lexer asks it
+/// of every byte of every word.
+const WORD_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
+        i += 1;
+    }
+    t
+};
+
+/// Whether `b` continues a bare word (or starts one, when it is no digit).
+pub(super) fn is_word_byte(b: u8) -> bool {
+    WORD_BYTES[b as usize]
 }
 
 /// The end of a quote starting at `start` (the opening byte) closed by `close`, with a doubled
 /// closing byte as an escape when `doubled`; `None` when it runs off the end.
 fn quote_end(b: &[u8], start: usize, close: u8, doubled: bool) -> Option<usize> {
     let mut i = start + 1;
-    while i < b.len() {
-        if b[i] == close {
-            if doubled && b.get(i + 1) == Some(&close) {
-                i += 2;
-                continue;
-            }
-            return Some(i + 1);
+    loop {
+        i += memchr::memchr(close, b.get(i..)?)?;
+        if doubled && b.get(i + 1) == Some(&close) {
+            i += 2;
+            continue;
         }
-        i += 1;
+        return Some(i + 1);
     }
-    None
 }
 
 impl<'a> Iterator for Tokens<'a> {
@@ -236,7 +248,7 @@ pub fn ends_open(sql: &str) -> bool {
         let c = b[at];
         let next = b.get(at + 1).copied();
         let end = match c {
-            b'\'' | b'"' | b'`' => quote_end_fast(b, at, c),
+            b'\'' | b'"' | b'`' => quote_end(b, at, c, true),
             b'[' => memchr::memchr(b']', &b[at + 1..]).map(|p| at + 1 + p + 1),
             b'-' if next == Some(b'-') => match memchr::memchr(b'\n', &b[at..]) {
                 Some(p) => Some(at + p),
@@ -253,19 +265,6 @@ pub fn ends_open(sql: &str) -> bool {
         }
     }
     false
-}
-
-/// [`quote_end`] with a doubled closing byte as an escape, by `memchr`.
-fn quote_end_fast(b: &[u8], start: usize, close: u8) -> Option<usize> {
-    let mut i = start + 1;
-    loop {
-        i += memchr::memchr(close, &b[i..])?;
-        if b.get(i + 1) == Some(&close) {
-            i += 2;
-            continue;
-        }
-        return Some(i + 1);
-    }
 }
 
 /// The statement's shape: literals and parameters as `?`, comments dropped, whitespace runs

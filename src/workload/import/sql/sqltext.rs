@@ -4,7 +4,7 @@
 //! [`super::lexer`], so string literals, quoted identifiers and comments are told apart as
 //! SQLite's tokenizer tells them.
 
-use super::lexer::{tokens, Kind, ParamNumbers};
+use super::lexer::{is_word_byte, tokens, Kind, ParamNumbers};
 use crate::workload::op::SqlValue;
 
 /// The statement with every parameter (`?`, `?NNN`, `:name`, `@name`, `$name`) replaced by
@@ -69,17 +69,15 @@ fn words(sql: &str, n: usize) -> Vec<String> {
 /// from the first token `words` keeps; a qualified name joined after it has a `.`, so it is
 /// no keyword either.
 fn first_word_in(sql: &str, keywords: &[&str]) -> bool {
-    // A text that starts with a letter starts with its first word (but for `X'…'`, a blob),
-    // so no keyword that starts with another letter can be it: answered without the lexer.
-    if let Some(&c) = sql.as_bytes().first() {
-        let starts = |k: &&str| {
-            k.as_bytes()
-                .first()
-                .is_some_and(|f| f.eq_ignore_ascii_case(&c))
-        };
-        if c.is_ascii_alphabetic() && !c.eq_ignore_ascii_case(&b'x') && !keywords.iter().any(starts)
-        {
-            return false;
+    // A text that starts with a letter starts with its first word (but for `X'…'`, a blob):
+    // the run of word bytes from there, as the lexer reads a bare word, answered without it.
+    let b = sql.as_bytes();
+    if let Some(&c) = b.first() {
+        if c.is_ascii_alphabetic() && !(c.eq_ignore_ascii_case(&b'x') && b.get(1) == Some(&b'\'')) {
+            let n = b.iter().take_while(|&&x| is_word_byte(x)).count();
+            return keywords
+                .iter()
+                .any(|k| b[..n].eq_ignore_ascii_case(k.as_bytes()));
         }
     }
     let Some(t) = tokens(sql).find(|t| match t.kind {
