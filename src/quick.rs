@@ -44,6 +44,8 @@ pub const COUNT: u64 = 200;
 pub const TUPLES: u32 = 100;
 /// Time one data-model test may take (nanoseconds).
 pub const BUDGET_NS: u64 = 1_000_000_000;
+/// `advise`'s whole budget (nanoseconds).
+pub const ADVISE_BUDGET_NS: u64 = 20_000_000_000;
 /// Length of a device capture (nanoseconds).
 pub const CAPTURE_NS: u64 = 2_000_000_000;
 
