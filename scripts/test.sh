@@ -128,7 +128,7 @@ cargo run --release --locked --quiet -- report --results "$arm_dir/arm.db" -o "$
 status=0
 "${arm[@]}" report --results "$arm_dir/arm.db" --format png -o "$arm_dir/png" 2>"$arm_dir/png.err" || status=$?
 [ "$status" -eq 2 ] && grep -q "no PNG renderer" "$arm_dir/png.err"
-# What else the device build leaves out (to stay within 8 MiB) is refused the same way, naming
+# What else the device build leaves out (to stay within its size budget) is refused the same way, naming
 # the feature, before any work: the host runs it.
 arm_refuses() {
     local feature=$1 rc=0
