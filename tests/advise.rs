@@ -18,7 +18,7 @@ mod common;
 
 use common::{arg, Sandbox};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const PYTHON: &str = "/usr/bin/python3";
@@ -42,7 +42,7 @@ fn app_trace(sb: &Sandbox, program: &str) -> PathBuf {
 }
 
 /// `advise TRACE --json` with `extra` flags; the advice.
-fn advise(sb: &Sandbox, trace: &PathBuf, extra: &[&str]) -> Value {
+fn advise(sb: &Sandbox, trace: &Path, extra: &[&str]) -> Value {
     let results = sb.results();
     let mut args = vec![
         "advise",

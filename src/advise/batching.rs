@@ -28,10 +28,10 @@ pub fn propose(view: &TraceView) -> Option<Candidate> {
     let largest = view.bursts.iter().map(|b| b.writes()).max().unwrap_or(0);
     Some(Candidate {
         kind: Kind::Batching,
-        change: format!(
-            "send {} bursts of autocommit writes as one transaction each",
-            view.bursts.len()
-        ),
+        change: match view.bursts.len() {
+            1 => "send the burst of autocommit writes as one transaction".to_string(),
+            n => format!("send {n} bursts of autocommit writes as one transaction each"),
+        },
         why: format!(
             "{writes} writes in {} bursts (up to {largest} in one) on one connection, each committed alone, less than {} ms apart",
             view.bursts.len(),

@@ -107,7 +107,7 @@ pub fn propose(db: &Path, shapes: &Shapes) -> Result<Findings> {
         entry.statements += shape.count;
     }
     found.new = by_columns.into_values().collect();
-    found.new.sort_by_key(|b| std::cmp::Reverse(b.statements));
+    found.new.sort_by_key(|i| std::cmp::Reverse(i.statements));
     found.unused = explicit
         .into_iter()
         .filter(|i| !used.contains(&i.name.to_ascii_lowercase()) && !is_unique(&i.sql))

@@ -257,6 +257,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
     ));
     let base_dir = work.path().join("baseline");
     std::fs::create_dir_all(&base_dir).run_err("creating the scratch folder")?;
+    let t_answers = mono_ns();
     let base_answers = answers::replay(
         &req.trace,
         &req.engine,
@@ -264,6 +265,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
         &base_dir,
         &mut shapes,
     )?;
+    let answers_ns = mono_ns() - t_answers;
     let first = quiet_replay(req, &req.trace, &base_options, &view.run_shapes, &shapes)?;
     let db_bytes = std::fs::metadata(base_dir.join(crate::engine::sqlite::DB_FILE))
         .map(|m| m.len())
@@ -286,6 +288,11 @@ pub fn advise(req: &Request) -> Result<Advice> {
     let mut rows = Vec::new();
     let mut measurable = Vec::new();
     for (i, c) in candidates.into_iter().enumerate() {
+        if !clock.fits(answers_ns) {
+            let why = "the budget ran out before its answers were checked".to_string();
+            rows.push(row(c, Verdict::NotMeasured(why), None));
+            continue;
+        }
         let trace = variant_trace(&c.variant, &req.trace, work.path(), &format!("c{i}"))?;
         say(&format!("checking the answers of: {}", c.change));
         let dir = work.path().join(format!("c{i}-answers"));
