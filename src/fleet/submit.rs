@@ -185,18 +185,25 @@ pub fn offer(
     }
 }
 
-/// The ids to send: those given, or (`all_new`) every result this server has not got.
+/// The ids to send: those given, or (`all_new`) every result of a kind servers take
+/// ([`super::submission::KINDS`]: an `advise` result's advice stays local) that this server has
+/// not got.
 pub fn pending(store: &Store, server: &str, ids: &[i64], all_new: bool) -> Result<Vec<i64>> {
     store.conn().execute(TABLE, []).run_err("results store")?;
     if !all_new {
         return Ok(ids.to_vec());
     }
+    let kinds = super::submission::KINDS
+        .iter()
+        .map(|k| format!("'{k}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut st = store
         .conn()
-        .prepare(
+        .prepare(&format!(
             "SELECT id FROM runs WHERE id NOT IN (SELECT run_id FROM submissions WHERE server = ?1)
-             ORDER BY id",
-        )
+             AND kind IN ({kinds}) ORDER BY id"
+        ))
         .run_err("results store")?;
     let rows = st
         .query_map([server], |r| r.get(0))
