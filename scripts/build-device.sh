@@ -67,7 +67,10 @@ for arch in "${arches[@]}"; do
         -Zbuild-std-features=panic-unwind,optimize_for_size --profile device --no-default-features \
         --target "$target" --target-dir target/device-build
     mkdir -p "target/device/$arch"
-    cp "target/device-build/$target/device/pocketbench" "target/device/$arch/pocketbench"
+    # Copied beside, then renamed: a test that runs the binary meanwhile (scripts/test.sh builds
+    # these beside the test suite) sees the old one or the new one whole, never a part.
+    cp "target/device-build/$target/device/pocketbench" "target/device/$arch/pocketbench.part"
+    mv -f "target/device/$arch/pocketbench.part" "target/device/$arch/pocketbench"
     file "target/device/$arch/pocketbench" 2>/dev/null || true
     ls -l "target/device/$arch/pocketbench"
     size=$(stat -c %s "target/device/$arch/pocketbench")
@@ -76,8 +79,9 @@ for arch in "${arches[@]}"; do
     fi
     # capture's preload library (also embedded in the binary), for programs on the board.
     # Flags as build.rs compiles the embedded copy (PRELOAD_FLAGS: stripped, no RELRO padding).
-    "$cc" -shared -fPIC -O2 -Wall -s -Wl,-z,norelro -o "target/device/$arch/libpocketbench-capture.so" \
+    "$cc" -shared -fPIC -O2 -Wall -s -Wl,-z,norelro -o "target/device/$arch/libpocketbench-capture.so.part" \
         src/capture/preload.c -ldl -lpthread
+    mv -f "target/device/$arch/libpocketbench-capture.so.part" "target/device/$arch/libpocketbench-capture.so"
     ls -l "target/device/$arch/libpocketbench-capture.so"
 done
 for line in "${over[@]}"; do
