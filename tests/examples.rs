@@ -14,6 +14,9 @@
 //! match that by the rule of tests/examples/matching.rs, unless the output is marked as
 //! illustrative with the reason; output shown anywhere else fails, as it would go unchecked.
 
+// The docs show the results server, PNG figures and the data-model stores: the `full` build.
+#![cfg(all(feature = "server", feature = "png", feature = "model-stores"))]
+
 mod common;
 #[path = "examples/markdown.rs"]
 mod markdown;
