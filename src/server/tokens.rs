@@ -33,17 +33,51 @@ pub fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Create token `name`; returns the token (shown once).
-pub fn add(db: &Db, name: &str, now_ms: i64) -> Result<String> {
+/// The shortest and longest token given with `serve token add --token`, in characters.
+pub const MIN_GIVEN: usize = 16;
+pub const MAX_GIVEN: usize = 128;
+
+/// A token given rather than made (`serve token add NAME --token T`, e.g. one a secret store
+/// keeps): 16 to 128 letters, digits, `.`, `_` or `-`.
+pub fn check_given(token: &str) -> Result<()> {
+    if !(MIN_GIVEN..=MAX_GIVEN).contains(&token.len())
+        || !token
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    {
+        return Err(Error::input(format!(
+            "--token {}: expected {MIN_GIVEN} to {MAX_GIVEN} letters, digits, '.', '_' or '-'",
+            crate::limits::escape(token)
+        )));
+    }
+    Ok(())
+}
+
+/// Create token `name`, `given` or else 32 random bytes (`pbt_` and 64 hex digits); returns
+/// the token (shown once).
+pub fn add(db: &Db, name: &str, given: Option<&str>, now_ms: i64) -> Result<String> {
     check_name(name)?;
-    let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| Error::failed(format!("/dev/urandom: {e}")))?;
-    let token = format!(
-        "pbt_{}",
-        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-    );
+    let token = match given {
+        Some(t) => {
+            check_given(t)?;
+            if check(db, t)?.is_some() {
+                return Err(Error::input(
+                    "--token: that token is already another name's (each name needs its own)",
+                ));
+            }
+            t.to_string()
+        }
+        None => {
+            let mut bytes = [0u8; 32];
+            std::fs::File::open("/dev/urandom")
+                .and_then(|mut f| f.read_exact(&mut bytes))
+                .map_err(|e| Error::failed(format!("/dev/urandom: {e}")))?;
+            format!(
+                "pbt_{}",
+                bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            )
+        }
+    };
     let mut c = db.write()?;
     let inserted = c.execute(
         "INSERT INTO tokens (name, hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
