@@ -124,3 +124,37 @@ pub fn check(db: &Db, token: &str) -> Result<Option<String>> {
         .first()
         .map(|r| r.text(0)))
 }
+
+#[cfg(test)]
+mod tests {
+    //! A token given with `--token` works as a made one, within its bounds and once only; a made
+    //! one is `pbt_` and 64 hex digits.
+    use super::*;
+
+    #[test]
+    fn a_given_token_is_checked_stored_and_unique() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path().join("t.db").to_str().unwrap(), 1).unwrap();
+        let made = add(&db, "made", None, 0).unwrap();
+        assert_eq!(made.len(), 4 + 64);
+        assert!(made.starts_with("pbt_"));
+        assert_eq!(check(&db, &made).unwrap().as_deref(), Some("made"));
+        // 16 characters is the shortest taken, 15 is refused; so is a character outside the set.
+        let given = "pbt_example_1234";
+        assert_eq!(given.len(), MIN_GIVEN);
+        assert_eq!(add(&db, "given", Some(given), 0).unwrap(), given);
+        assert_eq!(check(&db, given).unwrap().as_deref(), Some("given"));
+        for bad in ["pbt_example_123", "pbt_example 1234", &"x".repeat(MAX_GIVEN + 1)] {
+            let e = add(&db, "bad", Some(bad), 0).unwrap_err().to_string();
+            assert!(e.starts_with("--token "), "{e}");
+        }
+        assert!(add(&db, "max", Some(&"x".repeat(MAX_GIVEN)), 0).is_ok());
+        // The same token under a second name would make it ambiguous: refused, nothing stored.
+        let e = add(&db, "again", Some(given), 0).unwrap_err().to_string();
+        assert!(e.contains("already another name's"), "{e}");
+        assert_eq!(
+            list(&db).unwrap().iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            ["given", "made", "max"]
+        );
+    }
+}
