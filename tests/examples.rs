@@ -28,10 +28,10 @@ mod scratch;
 mod stopped;
 
 use scratch::{not_ignored, Scratch};
-use stopped::Running;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use stopped::Running;
 
 /// One command example, where it is written.
 #[derive(Clone, Debug)]
@@ -106,7 +106,9 @@ fn built_with(name: &str) -> bool {
         "rocksdb" => cfg!(feature = "rocksdb"),
         "leveldb" => cfg!(feature = "leveldb"),
         "berkeleydb" => cfg!(feature = "berkeleydb"),
-        other => panic!("tests/examples.toml: without_feature {other:?}: not a feature this test knows"),
+        other => {
+            panic!("tests/examples.toml: without_feature {other:?}: not a feature this test knows")
+        }
     }
 }
 
@@ -173,7 +175,14 @@ fn marks() -> Marked {
             m.until_stopped.is_some(),
             m.status.is_some(),
         ];
-        let stopping = [&m.ready, &m.watch, &m.stop_before, &m.stop_when, &m.signal, &m.listens];
+        let stopping = [
+            &m.ready,
+            &m.watch,
+            &m.stop_before,
+            &m.stop_when,
+            &m.signal,
+            &m.listens,
+        ];
         assert!(
             kinds.iter().filter(|k| **k).count() == 1
                 && (m.until_stopped.is_some() || stopping.iter().all(|f| f.is_none()))

@@ -144,7 +144,11 @@ mod tests {
         assert_eq!(given.len(), MIN_GIVEN);
         assert_eq!(add(&db, "given", Some(given), 0).unwrap(), given);
         assert_eq!(check(&db, given).unwrap().as_deref(), Some("given"));
-        for bad in ["pbt_example_123", "pbt_example 1234", &"x".repeat(MAX_GIVEN + 1)] {
+        for bad in [
+            "pbt_example_123",
+            "pbt_example 1234",
+            &"x".repeat(MAX_GIVEN + 1),
+        ] {
             let e = add(&db, "bad", Some(bad), 0).unwrap_err().to_string();
             assert!(e.starts_with("--token "), "{e}");
         }
@@ -153,7 +157,11 @@ mod tests {
         let e = add(&db, "again", Some(given), 0).unwrap_err().to_string();
         assert!(e.contains("already another name's"), "{e}");
         assert_eq!(
-            list(&db).unwrap().iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            list(&db)
+                .unwrap()
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>(),
             ["given", "made", "max"]
         );
     }

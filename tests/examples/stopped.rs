@@ -100,7 +100,10 @@ impl Running {
             hold(a);
         }
         let n = std::fs::read_dir(files).map(|d| d.count()).unwrap_or(0);
-        let (out, err) = (files.join(format!("{n}.out")), files.join(format!("{n}.err")));
+        let (out, err) = (
+            files.join(format!("{n}.out")),
+            files.join(format!("{n}.err")),
+        );
         let child = start(command, &out, &err);
         let mut r = Running {
             at: at.to_string(),
