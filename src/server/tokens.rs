@@ -17,20 +17,24 @@ fn hash(token: &str) -> String {
         .collect()
 }
 
-/// A token name: 1–64 letters, digits, `.`, `_` or `-`.
-pub fn check_name(name: &str) -> Result<()> {
-    if name.is_empty()
-        || name.len() > MAX_NAME
-        || !name
+/// `text` is `min..=max` letters, digits, `.`, `_` or `-`; else the error naming it as `what`.
+fn plain(text: &str, what: &str, min: usize, max: usize) -> Result<()> {
+    if !(min..=max).contains(&text.len())
+        || !text
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
     {
         return Err(Error::input(format!(
-            "token name {}: expected 1 to {MAX_NAME} letters, digits, '.', '_' or '-'",
-            crate::limits::escape(name)
+            "{what} {}: expected {min} to {max} letters, digits, '.', '_' or '-'",
+            crate::limits::escape(text)
         )));
     }
     Ok(())
+}
+
+/// A token name: 1–64 letters, digits, `.`, `_` or `-`.
+pub fn check_name(name: &str) -> Result<()> {
+    plain(name, "token name", 1, MAX_NAME)
 }
 
 /// The shortest and longest token given with `serve token add --token`, in characters.
@@ -40,17 +44,7 @@ pub const MAX_GIVEN: usize = 128;
 /// A token given rather than made (`serve token add NAME --token T`, e.g. one a secret store
 /// keeps): 16 to 128 letters, digits, `.`, `_` or `-`.
 pub fn check_given(token: &str) -> Result<()> {
-    if !(MIN_GIVEN..=MAX_GIVEN).contains(&token.len())
-        || !token
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-    {
-        return Err(Error::input(format!(
-            "--token {}: expected {MIN_GIVEN} to {MAX_GIVEN} letters, digits, '.', '_' or '-'",
-            crate::limits::escape(token)
-        )));
-    }
-    Ok(())
+    plain(token, "--token", MIN_GIVEN, MAX_GIVEN)
 }
 
 /// Create token `name`, `given` or else 32 random bytes (`pbt_` and 64 hex digits); returns
