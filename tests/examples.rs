@@ -98,6 +98,9 @@ pub struct Mark {
     /// (status) The cargo feature whose absence the refusal shows: a build with it does not
     /// run the example.
     without_feature: Option<String>,
+    /// Runs as written in a build with this cargo feature (scripts/test.sh builds every
+    /// engine); a build without it does not run the example.
+    with_feature: Option<String>,
 }
 
 /// Whether this build has the cargo feature `name` (those a refusal in the docs names).
@@ -123,12 +126,18 @@ impl Mark {
                 .as_deref()
                 .filter(|f| built_with(f))
                 .map(|_| ("refusal", "a build with the feature whose absence it shows")))
+            .or(self
+                .with_feature
+                .as_deref()
+                .filter(|f| !built_with(f))
+                .map(|_| ("feature", "needs a build with the feature (scripts/test.sh builds every engine)")))
     }
 
     /// Its kind, for the counts.
     fn kind(&self) -> &'static str {
         match (self.not_run(), &self.until_stopped, self.status) {
             (_, _, Some(_)) => "refusal",
+            _ if self.with_feature.is_some() => "feature",
             (Some((k, _)), _, _) => k,
             (None, Some(_), _) => "until stopped",
             _ => "none",
@@ -174,6 +183,7 @@ fn marks() -> Marked {
             m.placeholder.is_some(),
             m.until_stopped.is_some(),
             m.status.is_some(),
+            m.with_feature.is_some(),
         ];
         let stopping = [
             &m.ready,
@@ -189,7 +199,7 @@ fn marks() -> Marked {
                 && (m.status.is_some() || m.without_feature.is_none()),
             "tests/examples.toml: {key}: a mark is one of hardware, builds, placeholder, \
              until_stopped (with its ready, watch, stop_before, stop_when, signal, listens) or \
-             status (with its without_feature)"
+             status (with its without_feature) or with_feature"
         );
         assert!(
             by.insert(key.clone(), m).is_none(),
