@@ -130,7 +130,12 @@ impl Mark {
                 .with_feature
                 .as_deref()
                 .filter(|f| !built_with(f))
-                .map(|_| ("feature", "needs a build with the feature (scripts/test.sh builds every engine)")))
+                .map(|_| {
+                    (
+                        "feature",
+                        "needs a build with the feature (scripts/test.sh builds every engine)",
+                    )
+                }))
     }
 
     /// Its kind, for the counts.
