@@ -242,8 +242,19 @@ pub fn import_jsonl(data: &[u8]) {
                         && !fast.expanded.as_deref().unwrap_or("").contains('\0')),
                 "{line}"
             );
-            let expanded = if left_out { None } else { fast.expanded.clone() };
-            assert_eq!(bound, StatementRecord { expanded, ..fast.clone() }, "{line}");
+            let expanded = if left_out {
+                None
+            } else {
+                fast.expanded.clone()
+            };
+            assert_eq!(
+                bound,
+                StatementRecord {
+                    expanded,
+                    ..fast.clone()
+                },
+                "{line}"
+            );
             assert_eq!(slow, Some(LogRecord::Statement(fast)), "{line}");
         }
     }

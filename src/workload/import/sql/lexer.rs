@@ -328,13 +328,19 @@ pub fn fingerprint_into(sql: &str, out: &mut String) -> bool {
                 space = !out.is_empty();
                 continue;
             }
-            b'\'' => (quote_end(b, i, b'\'', true).unwrap_or(b.len()), Written::Literal),
+            b'\'' => (
+                quote_end(b, i, b'\'', true).unwrap_or(b.len()),
+                Written::Literal,
+            ),
             b'x' | b'X' if next == Some(b'\'') => (
                 quote_end(b, i + 1, b'\'', false).unwrap_or(b.len()),
                 Written::Literal,
             ),
             b'"' | b'`' => (quote_end(b, i, c, true).unwrap_or(b.len()), Written::Text),
-            b'[' => (quote_end(b, i, b']', false).unwrap_or(b.len()), Written::Text),
+            b'[' => (
+                quote_end(b, i, b']', false).unwrap_or(b.len()),
+                Written::Text,
+            ),
             b'?' => {
                 let mut e = i + 1;
                 while e < b.len() && b[e].is_ascii_digit() {
@@ -499,8 +505,8 @@ mod tests {
     #[test]
     fn the_fingerprint_is_the_tokens_for_every_short_text() {
         let alphabet = [
-            "'", "\"", "`", "[", "]", "-", "/", "*", "x", "X", "1", ".", "e", "\n", " ", "?",
-            ":", "$", "@", "é", "a", "(", "0x",
+            "'", "\"", "`", "[", "]", "-", "/", "*", "x", "X", "1", ".", "e", "\n", " ", "?", ":",
+            "$", "@", "é", "a", "(", "0x",
         ];
         let mut texts = vec![String::new()];
         for _ in 0..4 {
