@@ -228,10 +228,33 @@ pub fn import_jsonl(data: &[u8]) {
     use crate::workload::import::convert::{ArgsMode, Dangling, Rules};
     use crate::workload::import::formats::jsonl_scan;
     use crate::workload::import::pipeline::{import, ImportRequest};
-    use crate::workload::import::LogRecord;
+    use crate::workload::import::{LogRecord, StatementRecord};
     for line in String::from_utf8_lossy(data).lines() {
         if let Some(fast) = jsonl_scan::statement(line.trim()) {
             let slow = serde_json::from_str::<LogRecord>(line.trim()).ok();
+            // As an import reads it: the same, or without an expanded text that has bound
+            // arguments beside it and no NUL.
+            let bound = jsonl_scan::statement_bound(line.trim()).expect("read the same");
+            let left_out = fast.expanded.is_some() && bound.expanded.is_none();
+            assert!(
+                !left_out
+                    || (fast.args.as_ref().is_some_and(|a| !a.is_empty())
+                        && !fast.expanded.as_deref().unwrap_or("").contains('\0')),
+                "{line}"
+            );
+            let expanded = if left_out {
+                None
+            } else {
+                fast.expanded.clone()
+            };
+            assert_eq!(
+                bound,
+                StatementRecord {
+                    expanded,
+                    ..fast.clone()
+                },
+                "{line}"
+            );
             assert_eq!(slow, Some(LogRecord::Statement(fast)), "{line}");
         }
     }
