@@ -41,13 +41,7 @@ pub fn measure(
 ) -> Result<(Side, Vec<Outcome>)> {
     let repeats = repeats.max(1);
     let mut seen = (0u64, 0u64); // total wall, count
-    let per_replay = |seen: (u64, u64)| {
-        if seen.1 == 0 {
-            estimate_ns
-        } else {
-            seen.0 / seen.1
-        }
-    };
+    let per_replay = |seen: (u64, u64)| seen.0.checked_div(seen.1).unwrap_or(estimate_ns);
     let rest = |rounds: usize, k: usize, each: u64| {
         each.saturating_mul(rounds as u64)
             .saturating_mul(1 + k as u64)

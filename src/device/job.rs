@@ -5,7 +5,7 @@
 //! runs, and the connection waited for when it drops.
 //!
 //! On the device: `DIR/pocketbench` (the binary) and `DIR/jobs/ID/` per job — `launch.sh`,
-//! `device.json` (the probe at start), `inputs/`, `outputs/` and its manifest `outputs` (files
+//! `device.json` (the probe at start), `inputs/`, `outputs/` and its manifest `outputs.tsv` (files
 //! the command writes, [`super::outputs`]), `tmp/` (its TMPDIR), `log` (stdout and stderr),
 //! `pid`, `results.db`, and `rc` (the exit status, written last).
 

@@ -1,7 +1,7 @@
 //! Files a device command writes (`advise -o advice.sql`, `trace import -o app.pbt`): the
 //! command writes them in the job's `outputs/` on the device, and they come home to the local
 //! path named on the command line when the job is collected, before the job is removed. The
-//! local paths are kept in the job's `outputs` manifest (one `NAME<TAB>LOCAL PATH` line per
+//! local paths are kept in the job's `outputs.tsv` manifest (one `NAME<TAB>LOCAL PATH` line per
 //! file, absolute paths), so a later `device pull`, from any folder, puts them in the same place.
 
 use super::sh_quote;
@@ -11,7 +11,7 @@ use crate::limits::escape;
 use std::path::{Path, PathBuf};
 
 /// The manifest's name in the job directory.
-pub const MANIFEST: &str = "outputs";
+pub const MANIFEST: &str = "outputs.tsv";
 /// Output files one job brings home at most (docs/limits.md).
 pub const MAX_OUTPUTS: usize = 16;
 /// The manifest's size at most (docs/limits.md).
