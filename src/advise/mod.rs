@@ -320,32 +320,14 @@ pub fn advise(req: &Request) -> Result<Advice> {
             rows.push(row(c, Verdict::ChangesAnswers(how), Some(quick)));
             continue;
         }
-        // The batching's durability cost, before the rounds take what the budget has left.
-        let mut durability = None;
-        if c.kind == Kind::Batching && req.durability {
-            if clock.fits(first.wall_ns.saturating_mul(2)) {
-                say("simulating power losses in the batched trace and the app's own");
-                durability = Some(batching::durability_cost(
-                    &view,
-                    &trace,
-                    &req.trace,
-                    &base_options,
-                    work.path(),
-                )?);
-            } else {
-                notes.push(
-                    "the batching's durability cost was not simulated: the budget ran out".into(),
-                );
-            }
-        }
-        measurable.push((c, trace, options, quick, durability));
+        measurable.push((c, trace, options, quick));
     }
     // Best first by the quick measurement.
     measurable.sort_by(|a, b| b.3.total_cmp(&a.3));
 
     let repeats = req.repeats.max(1);
     let mut entries = Vec::with_capacity(measurable.len());
-    for (_, trace, options, _, _) in &measurable {
+    for (_, trace, options, _) in &measurable {
         let run_shapes = if *trace == req.trace {
             view.run_shapes.clone()
         } else {
@@ -378,8 +360,9 @@ pub fn advise(req: &Request) -> Result<Advice> {
             }
         },
     )?;
-    for ((c, _, _, quick, durability), outcome) in measurable.into_iter().zip(outcomes) {
-        let mut r = match outcome {
+    let mut batched = None;
+    for ((c, trace, _, quick), outcome) in measurable.into_iter().zip(outcomes) {
+        let r = match outcome {
             rounds::Outcome::Measured { base, var } => {
                 measured(c, &base, &var, &shapes, Some(quick))
             }
@@ -395,10 +378,29 @@ pub fn advise(req: &Request) -> Result<Advice> {
                 row(c, Verdict::NotMeasured(why), Some(quick))
             }
         };
-        r.durability = durability;
+        if r.candidate.kind == Kind::Batching && r.gain.is_some() {
+            batched = Some((rows.len(), trace));
+        }
         rows.push(r);
     }
+    // The batching's durability cost, with what the rounds left of the budget.
     let replay_ns = first.wall_ns;
+    if let Some((at, trace)) = batched.filter(|_| req.durability) {
+        if clock.fits(replay_ns.saturating_mul(2)) {
+            say("simulating power losses in the batched trace and the app's own");
+            rows[at].durability = Some(batching::durability_cost(
+                &view,
+                &trace,
+                &req.trace,
+                &base_options,
+                work.path(),
+            )?);
+        } else {
+            notes.push(
+                "the batching's durability cost was not simulated: the budget ran out".into(),
+            );
+        }
+    }
     rank(&mut rows);
 
     let winners: Vec<&Row> = rows
