@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::fake_device::{runs_with_device, Devices};
+use common::fake_device::{runs_with_device, Devices, SHORT_RUN};
 
 /// 2 000 contacts, 40 lookups by an unindexed email.
 const LOOKUPS: &str = r#"
@@ -124,23 +124,9 @@ fn advise_runs_on_the_phone_and_its_advice_comes_home() {
 fn an_engine_option_after_run_dash_o_is_not_taken_for_a_file() {
     let d = Devices::new();
     d.x86_phone("FAKE01");
-    let out = d
-        .device_run(
-            &["-q"],
-            &[
-                "run",
-                "--records",
-                "50",
-                "--ops",
-                "100",
-                "--delay",
-                "zero",
-                "--no-overhead",
-                "-o",
-                "journal_mode=wal",
-            ],
-        )
-        .expect_ok();
+    let mut cmd = SHORT_RUN.to_vec();
+    cmd.extend(["-o", "journal_mode=wal"]);
+    let out = d.device_run(&["-q"], &cmd).expect_ok();
     assert!(out.stdout.contains("1 run(s) merged"), "{}", out.stdout);
     assert!(!out.stdout.contains("wrote"), "{}", out.stdout);
     let conn = common::store(&d.store());

@@ -72,15 +72,7 @@ pub fn rewrite(
             )));
         }
         let local = std::path::absolute(local).input_err(format!("{flag} {}", escape(value)))?;
-        let base = local
-            .file_name()
-            .map(|n| {
-                n.to_string_lossy().replace(
-                    |c: char| !c.is_ascii_alphanumeric() && !".-_".contains(c),
-                    "_",
-                )
-            })
-            .unwrap_or_else(|| "output".into());
+        let base = super::job::plain_file_name(&local, "output");
         let name = format!("{}-{base}", outputs.len());
         let remote = format!("{job_dir}/outputs/{name}");
         if joined {
