@@ -387,7 +387,9 @@ fn run(a: &RunOnDevice, cli: clap::Command) -> Result<i32> {
         patience: duration(&a.follow.patience, "--patience")?,
         results: a.follow.results.clone(),
     };
-    // The local store is checked before anything runs on the device.
+    // The output files' folders and the local store are checked before anything runs on the
+    // device.
+    crate::device::outputs::rewrite(&req.args, &req.output_flags, "")?;
     let mut store = Store::open(&a.follow.results)?;
     let t = device::select(&a.target.selector())?;
     let info = probe::probe(t.as_ref())?;
