@@ -302,13 +302,14 @@ pub type Target = fn(&[u8]);
 /// What a device prints back to `pocketbench device`: the first byte chooses the parser —
 /// `adb devices -l` output, the probe's `key=value` lines (then its description, as `device
 /// list` prints it), a devices file (TOML), `device capture`'s listing of an app's databases,
-/// or the end of a binary `exec-out` stream with its exit status — and the rest is its text.
+/// the end of a binary `exec-out` stream with its exit status, or a job's outputs manifest —
+/// and the rest is its text.
 pub fn device_text(data: &[u8]) {
     let Some((&which, rest)) = data.split_first() else {
         return;
     };
     let text = String::from_utf8_lossy(rest);
-    match which % 5 {
+    match which % 6 {
         0 => {
             for d in crate::device::adb::parse_devices(&text) {
                 let _ = d.problem();
@@ -328,8 +329,11 @@ pub fn device_text(data: &[u8]) {
                 }
             }
         }
-        _ => {
+        4 => {
             let _ = crate::device::transport::trailing_status(rest);
+        }
+        _ => {
+            let _ = crate::device::outputs::parse_manifest(&text);
         }
     }
 }
