@@ -205,7 +205,7 @@ fn push_inputs(t: &dyn Transport, job_dir: &str, args: &[String]) -> Result<Vec<
             size,
             crate::limits::MAX_WORKLOAD_FILE_BYTES,
         )?;
-        let name = plain_file_name(p, "input");
+        let name = super::outputs::plain_file_name(p, "input");
         // Under its own name (in a folder per argument), so a workload file's name, and the
         // workload name taken from it, are the same on the device as on the host.
         let folder = format!("{job_dir}/inputs/{i}");
@@ -220,19 +220,6 @@ fn push_inputs(t: &dyn Transport, job_dir: &str, args: &[String]) -> Result<Vec<
         out.push(format!("{prefix}{remote}"));
     }
     Ok(out)
-}
-
-/// The file name of `p` as the device gets it (anything but letters, digits and `.-_` made
-/// `_`), or `default` when it has none.
-pub fn plain_file_name(p: &Path, default: &str) -> String {
-    p.file_name()
-        .map(|n| {
-            n.to_string_lossy().replace(
-                |c: char| !c.is_ascii_alphanumeric() && !".-_".contains(c),
-                "_",
-            )
-        })
-        .unwrap_or_else(|| default.into())
 }
 
 /// Start `req` on the device described by `info`; returns the job once it runs detached.

@@ -72,7 +72,7 @@ pub fn rewrite(
             )));
         }
         let local = std::path::absolute(local).input_err(format!("{flag} {}", escape(value)))?;
-        let base = super::job::plain_file_name(&local, "output");
+        let base = plain_file_name(&local, "output");
         let name = format!("{}-{base}", outputs.len());
         let remote = format!("{job_dir}/outputs/{name}");
         if joined {
@@ -170,6 +170,19 @@ pub fn pull(t: &dyn Transport, job_dir: &str, staging: &Path) -> Result<Vec<Path
         done.push(o.local);
     }
     Ok(done)
+}
+
+/// The file name of `p` as the device gets it (anything but letters, digits and `.-_` made
+/// `_`), or `default` when it has none.
+pub fn plain_file_name(p: &Path, default: &str) -> String {
+    p.file_name()
+        .map(|n| {
+            n.to_string_lossy().replace(
+                |c: char| !c.is_ascii_alphanumeric() && !".-_".contains(c),
+                "_",
+            )
+        })
+        .unwrap_or_else(|| default.into())
 }
 
 #[cfg(test)]
