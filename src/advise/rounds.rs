@@ -154,47 +154,41 @@ mod tests {
         assert_eq!(base.values(|r| r.busy_ns), [1, 5, 9]);
     }
 
-    #[test]
-    fn the_budget_admits_the_best_candidates_and_lets_the_last_go_when_replays_slow() {
-        // 100 ms a replay, 1 000 ms of budget, 2 rounds: 2 × (1 + 4) = 10 replays fit, so 4 of 6.
+    /// `candidates` over 2 rounds, estimated at 100 ms a replay, with `budget_ms` to spend and
+    /// every replay really taking `replay_ms`: the replays in order, and the outcomes.
+    fn on_budget(candidates: usize, budget_ms: u64, replay_ms: u64) -> (String, Vec<Outcome>) {
         let spent = RefCell::new(0u64);
         let log = RefCell::new(Vec::new());
         let out = measure(
-            6,
+            candidates,
             2,
             100_000_000,
-            |more| *spent.borrow() + more <= 1_000_000_000,
+            |more| *spent.borrow() + more <= budget_ms * 1_000_000,
             |w| {
                 log.borrow_mut().push(name(w));
-                *spent.borrow_mut() += 100_000_000;
-                Ok(took(100, 1))
+                *spent.borrow_mut() += replay_ms * 1_000_000;
+                Ok(took(replay_ms, 1))
             },
         )
         .unwrap()
         .1;
-        assert_eq!(log.borrow().join(" "), "B C0 C1 C2 C3 B C1 C2 C3 C0");
+        let log = log.borrow().join(" ");
+        (log, out)
+    }
+
+    #[test]
+    fn the_budget_admits_the_best_candidates_and_lets_the_last_go_when_replays_slow() {
+        // 100 ms a replay, 1 000 ms of budget, 2 rounds: 2 × (1 + 4) = 10 replays fit, so 4 of 6.
+        let (log, out) = on_budget(6, 1_000, 100);
+        assert_eq!(log, "B C0 C1 C2 C3 B C1 C2 C3 C0");
         assert!(matches!(out[3], Outcome::Measured { .. }));
         assert!(matches!(out[4], Outcome::Unmeasured { replays: 0 }));
         assert!(matches!(out[5], Outcome::Unmeasured { replays: 0 }));
 
         // Replays twice as slow as estimated: after round one (5 × 200 ms of 1 400 spent), the
         // second round fits only the baseline and one candidate (2 × 200 ms), the best.
-        let spent = RefCell::new(0u64);
-        let log = RefCell::new(Vec::new());
-        let out = measure(
-            4,
-            2,
-            100_000_000,
-            |more| *spent.borrow() + more <= 1_400_000_000,
-            |w| {
-                log.borrow_mut().push(name(w));
-                *spent.borrow_mut() += 200_000_000;
-                Ok(took(200, 1))
-            },
-        )
-        .unwrap()
-        .1;
-        assert_eq!(log.borrow().join(" "), "B C0 C1 C2 C3 B C0");
+        let (log, out) = on_budget(4, 1_400, 200);
+        assert_eq!(log, "B C0 C1 C2 C3 B C0");
         assert!(matches!(out[0], Outcome::Measured { .. }));
         for late in &out[1..] {
             assert!(
