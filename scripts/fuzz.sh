@@ -6,6 +6,8 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      default: 30 s, every target
 #   FUZZ_SEED=N fixes libFuzzer's seed, so a short run tries the same inputs each time (CI).
+#   FUZZ_JOBS=N fuzzes N targets at a time (default: the number of processors), each target
+#   still for SECONDS of its own; the table is printed in the targets' order at the end.
 #
 # Exit status: 0 when no target found anything, 1 otherwise, 2 when nightly is missing.
 set -euo pipefail
@@ -33,29 +35,53 @@ if ! (cd fuzz && cargo +nightly fuzz build) >"$build_log" 2>&1; then
 fi
 rm -f "$build_log"
 
-found=0
-printf '%-16s %12s %8s %6s %6s\n' target executions crashes hangs ooms
-for t in "${targets[@]}"; do
-    corpus=fuzz/corpus/$t
-    artifacts=fuzz/artifacts/$t
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case "$jobs" in
+    ''|*[!0-9]*|0) echo "fuzz.sh: FUZZ_JOBS='$jobs': expected a positive number" >&2; exit 2 ;;
+esac
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# One target: its table line in $work/N.line, and what it found in $work/N.found.
+fuzz_one() {
+    local n=$1 t=$2
+    local corpus=fuzz/corpus/$t artifacts=fuzz/artifacts/$t log=$work/$n.log
     mkdir -p "$corpus" "$artifacts"
     cp -n fuzz/seeds/"$t"/* "$corpus"/ 2>/dev/null || true
-    log=$(mktemp)
     # -timeout: an input taking longer is a hang; -rss_limit_mb: one using more is a leak or
-    # an unbounded allocation. -fork keeps going after the first finding.
+    # an unbounded allocation.
     cargo +nightly fuzz run "$t" "$corpus" -- \
         -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
         >"$log" 2>&1 || true
+    local execs crashes hangs ooms
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     crashes=$(find "$artifacts" -name 'crash-*' | wc -l)
     hangs=$(find "$artifacts" -name 'timeout-*' -o -name 'slow-unit-*' | wc -l)
     ooms=$(find "$artifacts" -name 'oom-*' | wc -l)
-    printf '%-16s %12s %8s %6s %6s\n' "$t" "${execs:-?}" "$crashes" "$hangs" "$ooms"
+    printf '%-16s %12s %8s %6s %6s\n' "$t" "${execs:-?}" "$crashes" "$hangs" "$ooms" >"$work/$n.line"
     if [ "$crashes$hangs$ooms" != "000" ]; then
-        found=1
-        grep -m3 -E 'panicked|ERROR: libFuzzer|SUMMARY' "$log" | sed "s/^/    $t: /" || true
+        grep -m3 -E 'panicked|ERROR: libFuzzer|SUMMARY' "$log" | sed "s/^/    $t: /" >"$work/$n.found" || true
     fi
-    rm -f "$log"
+}
+
+n=0
+for t in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+        wait -n || true
+    done
+    fuzz_one "$n" "$t" &
+    n=$((n + 1))
+done
+wait
+
+found=0
+printf '%-16s %12s %8s %6s %6s\n' target executions crashes hangs ooms
+for ((i = 0; i < n; i++)); do
+    cat "$work/$i.line"
+    if [ -f "$work/$i.found" ]; then
+        found=1
+        cat "$work/$i.found"
+    fi
 done
 exit $found

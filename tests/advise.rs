@@ -104,7 +104,8 @@ const LOOKUPS: &str = include_str!("../docs/examples/contacts.py");
 fn a_lookup_by_an_unindexed_column_gets_the_index_expert_proposes() {
     let sb = Sandbox::new();
     let trace = app_trace(&sb, LOOKUPS);
-    let advice = advise(&sb, &trace, &["-o", "advice.sql"]);
+    let study = sb.path("study");
+    let advice = advise(&sb, &trace, &["-o", "advice.sql", "--study", arg(&study)]);
     let indexes = rows(&advice, "index");
     let email = indexes
         .iter()
@@ -150,6 +151,64 @@ fn a_lookup_by_an_unindexed_column_gets_the_index_expert_proposes() {
     }
     // email; city and age for both the range and the ORDER BY lookup.
     assert_eq!(checked, 3, "{advice:#}");
+    study_replays_every_variant(&sb, &trace, &advice, &study);
+}
+
+/// `--study DIR`: the plan's one axis is the baseline (the app's trace, copied) and every
+/// candidate with the app's answers, each replaying its own edited trace; `matrix` runs them
+/// all without an error.
+fn study_replays_every_variant(sb: &Sandbox, trace: &Path, advice: &Value, study: &Path) {
+    let plan: toml::Table = std::fs::read_to_string(study.join("study.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(plan["repeats"].as_integer(), Some(3), "{plan}");
+    let cells = plan["axes"]["variant"].as_array().unwrap();
+    let kept: Vec<&Value> = advice["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(advice["combined"].as_object().map(|_| &advice["combined"]))
+        .filter(|r| verdict(r) != "changes_answers")
+        .collect();
+    assert_eq!(cells.len(), 1 + kept.len(), "{plan}");
+    let label = |c: &toml::Value| c["label"].as_str().unwrap().to_string();
+    let traced = |c: &toml::Value| {
+        let args = c["args"].as_array().unwrap();
+        assert_eq!(args[0].as_str(), Some("--trace"), "{c}");
+        PathBuf::from(args[1].as_str().unwrap())
+    };
+    assert_eq!(label(&cells[0]), "baseline");
+    assert_eq!(
+        std::fs::read(traced(&cells[0])).unwrap(),
+        std::fs::read(trace).unwrap(),
+        "the baseline is the app's own trace"
+    );
+    for (cell, row) in cells[1..].iter().zip(&kept) {
+        assert_eq!(label(cell), row["candidate"]["change"].as_str().unwrap());
+        let edits = !row["candidate"]["variant"]["edits"]
+            .as_array()
+            .unwrap()
+            .is_empty();
+        assert_eq!(traced(cell) != traced(&cells[0]), edits, "{cell}");
+    }
+    let results = sb.path("study.db");
+    let out = sb
+        .pb([
+            "matrix",
+            arg(&study.join("study.toml")),
+            "--repeats",
+            "1",
+            "--results",
+            arg(&results),
+            "--json",
+        ])
+        .expect_ok()
+        .json();
+    assert_eq!(out["outcome"]["stored"], cells.len(), "{out:#}");
+    assert_eq!(out["outcome"]["failed"].as_array().map(Vec::len), Some(0));
+    let rows = out["cells"].as_array().unwrap();
+    assert_eq!(rows.len(), cells.len(), "one row per variant: {out:#}");
 }
 
 const WRITES_UNDER_AN_UNUSED_INDEX: &str = r#"

@@ -59,6 +59,9 @@ pub struct DurabilityCost {
     pub batches: u64,
     /// Per power-loss model: the check of the batched trace and of the app's own.
     pub models: Vec<ModelCost>,
+    /// Models not simulated: the budget would not cover another as long as the last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
 }
 
 /// One power-loss model's findings: the batched trace beside the app's own, which shows what the
@@ -77,18 +80,22 @@ pub struct ModelCost {
     pub most_lost_at_once: u64,
 }
 
-/// The durability machinery on the batched trace `batched` and the app's own `trace`.
+/// The durability machinery on the batched trace `batched` and the app's own `trace`, one
+/// power-loss model after the other while `fits` says the budget covers another model as long
+/// as the last one took; the models left out are named in `skipped`.
 pub fn durability_cost(
     view: &TraceView,
     batched: &Path,
     trace: &Path,
     options: &[(String, String)],
     work: &Path,
+    fits: &dyn Fn(u64) -> bool,
 ) -> Result<DurabilityCost> {
     let mut cost = DurabilityCost {
         writes_at_risk: view.bursts.iter().map(|b| b.writes()).max().unwrap_or(0),
         batches: view.bursts.len() as u64,
         models: Vec::new(),
+        skipped: Vec::new(),
     };
     if !crate::durability::recorded::AVAILABLE {
         return Ok(cost);
@@ -105,7 +112,13 @@ pub fn durability_cost(
         format!("synchronous={}", get("synchronous", "full")),
     ];
     let txns = view.run_ops.min(DURABILITY_TXNS);
+    let mut last_ns = 0;
     for model in ["strict", "ext4-ordered"] {
+        if last_ns > 0 && !fits(last_ns) {
+            cost.skipped.push(model.to_string());
+            continue;
+        }
+        let t0 = crate::platform::clock::mono_ns();
         let run = |t: &Path| -> Result<crate::durability::ConfigReport> {
             let argv = [
                 "durability".to_string(),
@@ -146,6 +159,7 @@ pub fn durability_cost(
             losing_baseline: base_r.crashes_losing_commits,
             most_lost_at_once: batched_r.most_lost_at_once,
         });
+        last_ns = crate::platform::clock::mono_ns() - t0;
     }
     Ok(cost)
 }
@@ -177,6 +191,12 @@ impl DurabilityCost {
         if !models.is_empty() {
             s.push_str("; ");
             s.push_str(&models.join("; "));
+        }
+        if !self.skipped.is_empty() {
+            s.push_str(&format!(
+                "; not simulated (the budget): {}",
+                self.skipped.join(", ")
+            ));
         }
         s
     }

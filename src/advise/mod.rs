@@ -18,6 +18,7 @@ pub mod rounds;
 pub mod settings;
 pub mod shapes;
 pub mod statements;
+pub mod study;
 pub mod variant;
 
 use crate::error::{Error, Result, ResultExt};
@@ -394,6 +395,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
                 &req.trace,
                 &base_options,
                 work.path(),
+                &|more| clock.fits(more),
             )?);
         } else {
             notes.push(

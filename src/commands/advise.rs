@@ -38,6 +38,12 @@ pub struct AdviseArgs {
     /// Write the advice file (CREATE INDEX and PRAGMA lines, each with its measured gain).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write the variants as a study in this folder (a new or empty one): the plan
+    /// (DIR/study.toml, one `variant` axis: the baseline and every candidate with the app's
+    /// answers) and the traces it replays, for `pocketbench matrix DIR/study.toml` here or on
+    /// a device.
+    #[arg(long, value_name = "DIR")]
+    pub study: Option<PathBuf>,
     /// Results store.
     #[arg(long, default_value = "pocketbench.db")]
     pub results: PathBuf,
@@ -105,6 +111,9 @@ impl AdviseArgs {
         if let Some(o) = &self.output {
             crate::output::target::check(o, "-o")?;
         }
+        if let Some(d) = &self.study {
+            advise::study::check(d)?;
+        }
         Ok(Request {
             trace: self.trace.clone(),
             engine: self.engine.clone(),
@@ -142,6 +151,15 @@ pub fn main(args: &AdviseArgs) -> Result<i32> {
         f.write_all(render::advice_sql(&advice).as_bytes())
             .and_then(|_| f.commit())
             .run_err(format!("writing {}", path.display()))?;
+    }
+    if let Some(dir) = &args.study {
+        let plan = advise::study::write(&advice, &req.trace, &req.engine, dir)?;
+        if !args.quiet {
+            eprintln!(
+                "the variants as a study: pocketbench matrix {}",
+                plan.display()
+            );
+        }
     }
     if args.json {
         super::print_json(&advice)?;

@@ -68,7 +68,7 @@ pub enum Command {
     /// its trace, each replayed against the app's own baseline; only gains whose interval
     /// excludes zero, with equal answers, are proposed.
     #[command(
-        after_help = "Examples:\n  pocketbench advise app.pbt\n  pocketbench advise app.pbt --budget 2m --repeats 3 -o advice.sql\n  pocketbench advise app.pbt --set journal_mode=wal --try cache_size=-8000 --json\n\nThe method: docs/advise.md"
+        after_help = "Examples:\n  pocketbench advise app.pbt\n  pocketbench advise app.pbt --budget 2m --repeats 3 -o advice.sql\n  pocketbench advise app.pbt --set journal_mode=wal --try cache_size=-8000 --json\n  pocketbench advise app.pbt --budget 2m --study app-study     then: pocketbench matrix app-study/study.toml\n\nThe method: docs/advise.md"
     )]
     Advise(super::advise::AdviseArgs),
     /// Write a report: one self-contained HTML file with SVG charts, the figures as PNG or SVG
