@@ -48,6 +48,11 @@ impl LatencyHistogram {
         }
     }
 
+    /// The exact mean (ns) of what was recorded; 0 when empty.
+    pub fn mean_ns(&self) -> f64 {
+        self.sum_ns as f64 / self.count().max(1) as f64
+    }
+
     pub fn add(&mut self, other: &LatencyHistogram) {
         let _ = self.hist.add(&other.hist);
         self.sum_ns += other.sum_ns;

@@ -292,10 +292,20 @@ fn engine_lines(o: &mut String, s: &RunSummary) {
 
 fn footer(o: &mut String, s: &RunSummary, store: Option<&str>) {
     if let Some(ov) = &s.overhead {
+        let pair = |p50: Option<f64>, mean: f64| match p50 {
+            Some(p) => format!("median {p:.0} ns, mean {mean:.0} ns"),
+            None => format!("{mean:.0} ns/op"),
+        };
+        let between = match (ov.between_ns_p50, ov.between_ns_mean) {
+            (Some(p), Some(m)) => format!(", between operations {}", pair(Some(p), m)),
+            _ => String::new(),
+        };
         let _ = writeln!(
             o,
-            "\noverhead   null engine, same {} operations, no delays: {:.0} ns/op inside the timed window, {:.0} ns/op for the whole loop",
-            ov.ops, ov.latency_ns_per_op, ov.loop_ns_per_op
+            "\noverhead   null engine, same {} operations, no delays: inside the timed window {}{between}; whole loop {:.0} ns/op",
+            ov.ops,
+            pair(ov.latency_ns_p50, ov.latency_ns_per_op),
+            ov.loop_ns_per_op
         );
     }
     let p = &s.process;

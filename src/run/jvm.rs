@@ -333,22 +333,17 @@ pub fn execute(req: &super::RunRequest, prepared: super::Prepared) -> Result<sup
     })
 }
 
-/// The overhead from the null store's samples: mean latency and loop time per operation.
+/// The overhead from the null store's samples, as the native pass reports its own.
 #[cfg(feature = "jvm")]
 fn overhead(spool: &Path, r: &ReplayReport) -> Result<super::overhead::Overhead> {
+    use super::replay::SampleSink;
     let mut input =
         std::io::BufReader::new(std::fs::File::open(spool).run_err("the overhead samples")?);
-    let (mut n, mut latency) = (0u64, 0u64);
+    let mut acc = super::overhead::Accumulate::default();
     while let Some(s) =
         super::sample::OpSample::decode(&mut input).run_err("the overhead samples")?
     {
-        n += 1;
-        latency += s.latency_ns();
+        acc.record(&s)?;
     }
-    let per = n.max(1) as f64;
-    Ok(super::overhead::Overhead {
-        ops: n,
-        latency_ns_per_op: latency as f64 / per,
-        loop_ns_per_op: r.run_end_ns.saturating_sub(r.run_start_ns) as f64 / per,
-    })
+    Ok(acc.overhead(r.run_start_ns, r.run_end_ns))
 }
