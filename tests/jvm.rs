@@ -320,7 +320,9 @@ fn a_warm_jvm_warms_up_without_changing_the_data() {
         let s = run(&sb, engine, &trace, &dir, &["--jvm-mode", "warm"]);
         let opts = &s["engine"]["options"];
         assert_eq!(opts["jvm_mode"], "warm");
-        assert_eq!(opts["jvm.warmup_ops"], "400", "{engine}: {opts}");
+        // Passes of the 400-operation run phase until 20 000 operations have run: 50.
+        assert_eq!(opts["jvm.warmup_ops"], "20000", "{engine}: {opts}");
+        assert_eq!(opts["jvm.warmup_passes"], "50", "{engine}: {opts}");
         assert_eq!(
             checksum(&sb, engine, &dir.join("db"), &trace),
             checksum(&sb, "sqlite-jdbc", &native.join("db"), &trace),

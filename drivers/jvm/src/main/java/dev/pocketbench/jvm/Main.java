@@ -148,7 +148,8 @@ public final class Main {
         String mode = spec.path("jvm_mode").asText("cold");
         Replayer r = new Replayer();
         ObjectNode report = JSON.createObjectNode();
-        long openNs, closeNs, warmOps = 0;
+        long openNs, closeNs;
+        Replayer.Warm warm = null;
         Store store;
         String name, version;
         Map<String, String> options;
@@ -158,10 +159,7 @@ public final class Main {
             store.createSchema(trace.model);
             openNs = System.nanoTime() - t0;
             if (mode.equals("warm")) {
-                try (TraceReader warm = new TraceReader(tracePath)) {
-                    warm.skipLoad();
-                    warmOps = Replayer.warmUp(warm, store);
-                }
+                warm = Replayer.warmUp(tracePath, store);
             }
             // The load phase tells the verifier what the database holds.
             Verifier verifier = new Verifier(trace.model, trace.header.path("workload").path("load_ops").asLong(0));
@@ -190,8 +188,10 @@ public final class Main {
         ObjectNode opts = engine.putObject("options");
         options.forEach(opts::put);
         opts.put("jvm_mode", mode);
-        if (warmOps > 0) {
-            opts.put("jvm.warmup_ops", Long.toString(warmOps));
+        if (warm != null) {
+            opts.put("jvm.warmup_ops", Long.toString(warm.ops));
+            opts.put("jvm.warmup_passes", Long.toString(warm.passes));
+            opts.put("jvm.warmup_ms", Long.toString(warm.ns / 1_000_000));
         }
         opts.put("jvm.version", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         opts.put("jvm.flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));

@@ -173,12 +173,43 @@ final class Replayer {
         buf.clear();
     }
 
+    /** Warm-up operations at least: past HotSpot's C2 thresholds (5 000 calls, 15 000 loops). */
+    static final long WARM_MIN_OPS = 20_000;
+    /** Warm-up time at most, however few operations that allowed. */
+    static final long WARM_MAX_NS = 20_000_000_000L;
+
+    /** What the warm-up did: passes, operations, time. */
+    static final class Warm {
+        long passes, ops, ns;
+    }
+
     /**
-     * A warm-up pass (JMH-style, {@code --jvm-mode warm}): the run phase executed once, untimed
-     * and without delays, inside a transaction rolled back afterwards, so the code paths are
-     * compiled and the database is as the load left it.
+     * Warm-up (JMH-style, {@code --jvm-mode warm}): the run phase executed untimed and without
+     * delays, each pass inside a transaction rolled back afterwards (so the database stays as
+     * the load left it), pass after pass until {@link #WARM_MIN_OPS} operations have run (the
+     * hot paths compiled by C2) or {@link #WARM_MAX_NS} has passed.
      */
-    static long warmUp(TraceReader trace, Store store) throws Exception {
+    static Warm warmUp(Path tracePath, Store store) throws Exception {
+        Warm w = new Warm();
+        long t0 = System.nanoTime();
+        do {
+            long n;
+            try (TraceReader trace = new TraceReader(tracePath)) {
+                trace.skipLoad();
+                n = warmUpPass(trace, store);
+            }
+            w.passes++;
+            w.ops += n;
+            w.ns = System.nanoTime() - t0;
+            if (n == 0) {
+                break;
+            }
+        } while (w.ops < WARM_MIN_OPS && w.ns < WARM_MAX_NS);
+        return w;
+    }
+
+    /** One warm-up pass over the run phase of {@code trace}; the operations it executed. */
+    private static long warmUpPass(TraceReader trace, Store store) throws Exception {
         store.beginScratch();
         long n = 0;
         try {
