@@ -52,16 +52,7 @@ impl Image {
                 let file = &mut self.files[*inode];
                 let done: std::result::Result<(), std::convert::Infallible> =
                     data_edit(rec, i, fate, |edit| {
-                        match edit {
-                            Edit::Put(at, bytes) => {
-                                let end = at as usize + bytes.len();
-                                if file.len() < end {
-                                    file.resize(end, 0);
-                                }
-                                file[at as usize..end].copy_from_slice(bytes);
-                            }
-                            Edit::Truncate(len) => file.resize(len as usize, 0),
-                        }
+                        edit_bytes(file, edit);
                         Ok(())
                     });
                 let Ok(()) = done;
@@ -217,8 +208,22 @@ impl Builder {
         let (rec, prefix) = (&self.rec, &self.prefix);
         super::out::write_dir(dir, &top.dirs, top.reachable(), |inode, file| {
             use std::os::unix::fs::FileExt;
+            let list = edits.get(&inode).map_or(&[][..], Vec::as_slice);
+            if list.len() > FEW_EDITS {
+                // Many calls (a WAL rewritten since the prefix): applied in memory, written once.
+                let mut bytes = prefix.files[inode].clone();
+                for &k in list {
+                    let done: std::result::Result<(), std::convert::Infallible> =
+                        data_edit(rec, space.first_open + k, &fates[k], |edit| {
+                            edit_bytes(&mut bytes, edit);
+                            Ok(())
+                        });
+                    let Ok(()) = done;
+                }
+                return super::out::write_whole(file, &bytes);
+            }
             super::out::write_whole(file, &prefix.files[inode])?;
-            for &k in edits.get(&inode).into_iter().flatten() {
+            for &k in list {
                 let i = space.first_open + k;
                 data_edit(rec, i, &fates[k], |edit| match edit {
                     Edit::Put(at, bytes) => file.write_all_at(bytes, at),
@@ -229,6 +234,24 @@ impl Builder {
         })
         .run_err(format!("writing the crash state in {}", dir.display()))?;
         Ok(fates)
+    }
+}
+
+/// Up to this many writes and truncates of a file after the prefix are applied to the file
+/// on disk, one call each; more are applied to a copy in memory, written once.
+const FEW_EDITS: usize = 16;
+
+/// Apply `edit` to a file's bytes in memory.
+fn edit_bytes(file: &mut Vec<u8>, edit: Edit) {
+    match edit {
+        Edit::Put(at, bytes) => {
+            let end = at as usize + bytes.len();
+            if file.len() < end {
+                file.resize(end, 0);
+            }
+            file[at as usize..end].copy_from_slice(bytes);
+        }
+        Edit::Truncate(len) => file.resize(len as usize, 0),
     }
 }
 

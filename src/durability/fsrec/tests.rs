@@ -268,6 +268,13 @@ fn a_state_written_over_the_previous_one_is_the_state_written_from_nothing() {
         ],
         vec!["sub".into()],
     );
+    // Never synced: every later call is after the prefix, and the 40 synced one-byte writes
+    // to sub/x are more than a file takes one call at a time.
+    r.write(1, 0, b"unsynced");
+    for n in 0..40u8 {
+        r.write(2, 2 + u64::from(n), &[n]);
+    }
+    r.sync(2);
     r.write(0, 4, b"ABCDEFGHIJKL");
     r.sync(0);
     r.truncate(0, 8);
@@ -309,8 +316,8 @@ fn a_state_written_over_the_previous_one_is_the_state_written_from_nothing() {
         }
     }
     assert!(compared > 4 * (r.ops.len() + 1), "{compared}");
-    // Worked by hand, strict after every call: the synced truncate and the write past its end
-    // (a hole of zeros), the new file with its directory synced; the unlink, link and rename
+    // Worked by hand, strict after every call: sub/x's synced bytes, the synced truncate and
+    // the write past its end (a hole of zeros), the new file with its directory synced; the unlink, link and rename
     // without a directory sync lost, and so are the unsynced writes.
     let mut b = Builder::new(r.clone(), Model::Strict);
     let space = b.space(r.ops.len());
@@ -325,7 +332,10 @@ fn a_state_written_over_the_previous_one_is_the_state_written_from_nothing() {
         ("new", Some(b"fresh".to_vec())),
         ("old", Some(b"gone".to_vec())),
         ("sub", None),
-        ("sub/x", Some(b"x0".to_vec())),
+        (
+            "sub/x",
+            Some([&b"x0"[..], &(0..40).collect::<Vec<u8>>()].concat()),
+        ),
     ]
     .into_iter()
     .map(|(n, c)| (n.to_string(), c))
