@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-say() { printf '\n== %s\n' "$*"; }
+# Each step says when it starts (seconds since the script started), so a slow step shows.
+say() { printf '\n== %s  [%d s]\n' "$*" "$SECONDS"; }
 
 # System packages the full build and test suite use (none are needed by the default build).
 # The engines behind cargo features link Debian's BerkeleyDB 5.3 (key-value and SQL), RocksDB
@@ -56,7 +57,7 @@ mvn -B -q -o -f drivers/jvm/pom.xml package 2>/dev/null || mvn -B -q -f drivers/
 say "format"
 cargo fmt --all -- --check
 
-say "lint"
+say "lint (the default build)"
 cargo clippy --all-targets --locked -- -D warnings
 
 say "no import cycles between modules (scripts/module-cycles.py)"
@@ -70,14 +71,26 @@ POCKETBENCH_TEST_POSTGRES=$(scripts/postgres.sh start "$pg_dir")
 export POCKETBENCH_TEST_POSTGRES POCKETBENCH_REQUIRE_POSTGRES=1
 echo "$POCKETBENCH_TEST_POSTGRES"
 
-# The device builds end in a long single-threaded link-time optimisation, so they run beside the
-# lint and the tests below; the one test that runs the aarch64 binary runs after them.
-say "static ARM binaries (scripts/build-device.sh all), in the background: log in target/device-build.log"
+# The device builds end in a long single-threaded link-time optimisation, and the tests spend
+# much of their time in real sleeps and waits, so the builds the end of this script needs (the
+# static ARM binaries, the release build, the fuzz targets) run beside the lint and the tests
+# below, in a process group of their own (stopped whole if this script stops early); the one
+# test that runs the aarch64 binary runs after them.
+background_builds() {
+    scripts/build-device.sh all
+    cargo build --release --locked
+    if cargo +nightly --version >/dev/null 2>&1; then
+        cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked --quiet
+        (cd fuzz && cargo +nightly fuzz build)
+    fi
+}
+export -f background_builds
+say "static ARM binaries (scripts/build-device.sh all), the release build and the fuzz targets, in the background: log in target/device-build.log"
 mkdir -p target
-scripts/build-device.sh all > target/device-build.log 2>&1 &
+setsid bash -euo pipefail -c background_builds > target/device-build.log 2>&1 &
 device_pid=$!
 stop_all() {
-    kill "$device_pid" 2>/dev/null || true
+    kill -- "-$device_pid" 2>/dev/null || true
     stop_postgres
 }
 trap stop_all EXIT
@@ -85,21 +98,23 @@ trap stop_all EXIT
 say "lint with every feature"
 cargo clippy --all-targets --all-features --locked -- -D warnings
 
-# One pass over every unit and integration test, with every engine built in: the default
-# engines' tests are all among them (a second pass without the optional engines would build
-# and link every test binary again for no test of its own; clippy above compiles both).
-say "unit and integration tests (every engine: --features all-engines)"
-cargo test --locked --features all-engines
+# One pass over every unit and integration test, in the full build (`full`: the results
+# server, PNG figures, the data-model stores) with every engine built in: the default build's
+# tests are all among them (a second pass without the optional features would build and link
+# every test binary again for no test of its own; clippy above compiles both, and the release
+# build at the end is the default one).
+say "unit and integration tests (the full build, every engine: --features full,all-engines)"
+cargo test --locked --features full,all-engines
 
-say "the static ARM binaries (built meanwhile)"
+say "the static ARM binaries, the release build and the fuzz targets (built meanwhile)"
 if ! wait "$device_pid"; then
     cat target/device-build.log
-    echo "scripts/build-device.sh all failed (its output is above)" >&2
+    echo "the background builds (scripts/build-device.sh all, cargo build --release, cargo fuzz build) failed (their output is above)" >&2
     exit 1
 fi
 grep -v '^ *Compiling ' target/device-build.log
 export POCKETBENCH_REQUIRE_QEMU=1
-cargo test --locked --features all-engines --test device an_arm_phone_runs_the_aarch64_binary_under_qemu
+cargo test --locked --features full,all-engines --test device an_arm_phone_runs_the_aarch64_binary_under_qemu
 
 say "fuzz every input parser briefly (scripts/fuzz.sh; longer runs: scripts/fuzz.sh 600)"
 if cargo +nightly --version >/dev/null 2>&1; then
@@ -145,6 +160,7 @@ arm_refuses import trace stats "$arm_dir/app.jsonl"
 arm_refuses models models --tuples 10 --results "$arm_dir/arm.db"
 arm_refuses recorded-models durability --engine lmdb --txns 5 --results "$arm_dir/arm.db"
 arm_refuses device-driver device list
+arm_refuses server serve
 [ ! -e "$arm_dir/app.pbt" ]
 rm -rf "$arm_dir"
 

@@ -25,12 +25,13 @@ impl Error {
         Error::Failed(msg.into())
     }
 
-    /// `what` (a command, or a flag's value) needs the default feature `feature`, which gives
-    /// `gives` and which this build leaves out, as device builds do: refused as bad input
-    /// before any work, pointing to the host, where it runs.
+    /// `what` (a command, or a flag's value) needs the cargo feature `feature`, which gives
+    /// `gives` and which this build leaves out (the default build leaves out what `full` adds;
+    /// device builds leave out every feature): refused as bad input before any work, saying
+    /// how to build it in and pointing device users to the host, where it runs.
     pub fn not_built(what: impl fmt::Display, feature: &str, gives: &str) -> Self {
         Error::Input(format!(
-            "{what}: this build has no {gives} (built without the `{feature}` feature, as device builds are); run it on the host"
+            "{what}: this build has no {gives} (built without the `{feature}` feature; `cargo build --release --features {feature}` adds it; on a device, run it on the host)"
         ))
     }
 
@@ -89,7 +90,7 @@ mod tests {
         assert_eq!(e.exit_code(), 2);
         assert_eq!(
             e.to_string(),
-            "trace import: this build has no log front ends (built without the `import` feature, as device builds are); run it on the host"
+            "trace import: this build has no log front ends (built without the `import` feature; `cargo build --release --features import` adds it; on a device, run it on the host)"
         );
     }
 }

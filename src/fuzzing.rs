@@ -228,10 +228,33 @@ pub fn import_jsonl(data: &[u8]) {
     use crate::workload::import::convert::{ArgsMode, Dangling, Rules};
     use crate::workload::import::formats::jsonl_scan;
     use crate::workload::import::pipeline::{import, ImportRequest};
-    use crate::workload::import::LogRecord;
+    use crate::workload::import::{LogRecord, StatementRecord};
     for line in String::from_utf8_lossy(data).lines() {
         if let Some(fast) = jsonl_scan::statement(line.trim()) {
             let slow = serde_json::from_str::<LogRecord>(line.trim()).ok();
+            // As an import reads it: the same, or without an expanded text that has bound
+            // arguments beside it and no NUL.
+            let bound = jsonl_scan::statement_bound(line.trim()).expect("read the same");
+            let left_out = fast.expanded.is_some() && bound.expanded.is_none();
+            assert!(
+                !left_out
+                    || (fast.args.as_ref().is_some_and(|a| !a.is_empty())
+                        && !fast.expanded.as_deref().unwrap_or("").contains('\0')),
+                "{line}"
+            );
+            let expanded = if left_out {
+                None
+            } else {
+                fast.expanded.clone()
+            };
+            assert_eq!(
+                bound,
+                StatementRecord {
+                    expanded,
+                    ..fast.clone()
+                },
+                "{line}"
+            );
             assert_eq!(slow, Some(LogRecord::Statement(fast)), "{line}");
         }
     }
@@ -279,13 +302,14 @@ pub type Target = fn(&[u8]);
 /// What a device prints back to `pocketbench device`: the first byte chooses the parser —
 /// `adb devices -l` output, the probe's `key=value` lines (then its description, as `device
 /// list` prints it), a devices file (TOML), `device capture`'s listing of an app's databases,
-/// or the end of a binary `exec-out` stream with its exit status — and the rest is its text.
+/// the end of a binary `exec-out` stream with its exit status, or a job's outputs manifest —
+/// and the rest is its text.
 pub fn device_text(data: &[u8]) {
     let Some((&which, rest)) = data.split_first() else {
         return;
     };
     let text = String::from_utf8_lossy(rest);
-    match which % 5 {
+    match which % 6 {
         0 => {
             for d in crate::device::adb::parse_devices(&text) {
                 let _ = d.problem();
@@ -305,8 +329,11 @@ pub fn device_text(data: &[u8]) {
                 }
             }
         }
-        _ => {
+        4 => {
             let _ = crate::device::transport::trailing_status(rest);
+        }
+        _ => {
+            let _ = crate::device::outputs::parse_manifest(&text);
         }
     }
 }

@@ -93,6 +93,33 @@ fn subcommand_hint() -> String {
     String::new()
 }
 
+/// A subcommand this build leaves out (its cargo feature is off): said as such, with the
+/// feature that adds it, rather than as an unknown word.
+fn left_out(e: &clap::Error) -> Option<pocketbench::error::Error> {
+    use clap::error::{ContextKind, ContextValue};
+    const LEFT_OUT: [(&str, &str, &str, bool); 2] = [
+        (
+            "serve",
+            "server",
+            "results server",
+            cfg!(feature = "server"),
+        ),
+        (
+            "completions",
+            "completions",
+            "shell completion scripts",
+            cfg!(feature = "completions"),
+        ),
+    ];
+    let Some(ContextValue::String(word)) = e.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let (name, feature, gives, _) = LEFT_OUT
+        .iter()
+        .find(|(name, _, _, built)| name == word && !built)?;
+    Some(pocketbench::error::Error::not_built(name, feature, gives))
+}
+
 fn usage_error(e: clap::Error) -> ! {
     use clap::error::ErrorKind;
     if matches!(
@@ -102,6 +129,10 @@ fn usage_error(e: clap::Error) -> ! {
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
         e.exit();
+    }
+    if let Some(refused) = left_out(&e) {
+        eprintln!("pocketbench: error: {refused}");
+        std::process::exit(refused.exit_code());
     }
     let mut text = e.to_string();
     if e.kind() == ErrorKind::InvalidSubcommand && !text.contains("tip:") {

@@ -2,10 +2,13 @@
 //! `--help` (found by walking the clap command tree) runs as written and exits 0, the way
 //! ripgrep and cargo check theirs. The examples of one Markdown file run in order in one scratch
 //! directory, so each finds what the ones before it wrote; the help's examples share one, in
-//! the tree's order. An example that cannot run exactly as written here carries a mark in
-//! tests/examples.toml (the format is in that file's header and in docs/ARCHITECTURE.md): not
-//! runnable here with the reason, text it replaces (each replacement must match), prepared by a
-//! setup command, or expected to exit non-zero. Every example runs in quick mode
+//! the tree's order. An example that cannot simply run to its end here carries a mark in
+//! tests/examples.toml (the format is in that file's header and in docs/ARCHITECTURE.md), of
+//! one kind, counted: not run, with the reason (hardware, a build of the tool, a placeholder);
+//! a refusal, run and expected to exit non-zero; or run until stopped (a server, an agent, a
+//! streamed log: tests/examples/stopped.rs), run as written in the background while the
+//! document's next examples run, then stopped and checked. No mark changes a command's text.
+//! Every example runs in quick mode
 //! (`POCKETBENCH_QUICK=1`: long commands shorten themselves), so a long one needs no mark. Phones
 //! and boards are the fake adb and ssh of tests/fixtures/fake-device: an x86_64 phone and a
 //! board configured as `pi` in ~/.config/pocketbench/devices.toml. A mark that matches no
@@ -14,6 +17,9 @@
 //! match that by the rule of tests/examples/matching.rs, unless the output is marked as
 //! illustrative with the reason; output shown anywhere else fails, as it would go unchecked.
 
+// The docs show the results server, PNG figures and the data-model stores: the `full` build.
+#![cfg(all(feature = "server", feature = "png", feature = "model-stores"))]
+
 mod common;
 #[path = "examples/markdown.rs"]
 mod markdown;
@@ -21,11 +27,14 @@ mod markdown;
 mod matching;
 #[path = "examples/scratch.rs"]
 mod scratch;
+#[path = "examples/stopped.rs"]
+mod stopped;
 
 use scratch::{not_ignored, Scratch};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use stopped::Running;
 
 /// One command example, where it is written.
 #[derive(Clone, Debug)]
@@ -58,20 +67,90 @@ impl Shown {
     }
 }
 
-/// How the runner treats the example `example` (tests/examples.toml).
+/// How the runner treats the example `example` (tests/examples.toml): one kind of mark.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Mark {
+pub struct Mark {
     example: String,
-    /// Not runnable here: why.
-    skip: Option<String>,
-    /// (from, to) pairs replaced in the command; each must occur in it.
-    #[serde(default)]
-    replace: Vec<(String, String)>,
-    /// A shell command run first in the same directory.
-    setup: Option<String>,
-    /// The exit status the docs mean (default 0).
+    /// Not run: needs what a CI machine lacks (a phone's or board's own shell, a power
+    /// meter's file, the lab's hosts); why.
+    hardware: Option<String>,
+    /// Not run: builds the tool itself or for a phone (the suite's own build is this step, or
+    /// needs a cross toolchain); why.
+    builds: Option<String>,
+    /// Not run: names a placeholder only another command's output fills; why.
+    placeholder: Option<String>,
+    /// Run with a time cap: it runs until stopped (tests/examples/stopped.rs); why, and how
+    /// the docs stop it.
+    until_stopped: Option<String>,
+    /// (until_stopped) Text its output (or `watch`) shows once it is ready.
+    pub ready: Option<String>,
+    /// (until_stopped) The file the example itself writes its output to.
+    pub watch: Option<String>,
+    /// (until_stopped) The example of the document before which it is stopped (default: the
+    /// end of the document).
+    pub stop_before: Option<String>,
+    /// (until_stopped) Text its output (or `watch`) must show before it is stopped.
+    pub stop_when: Option<String>,
+    /// (until_stopped) How the docs stop it: "INT" (Ctrl-C, the default) or "TERM" (`kill`).
+    pub signal: Option<String>,
+    /// (until_stopped) The address it listens on (held while it runs).
+    pub listens: Option<String>,
+    /// The exit status the docs mean (default 0): the example shows a refusal.
     status: Option<i32>,
+    /// (status) The cargo feature whose absence the refusal shows: a build with it does not
+    /// run the example.
+    without_feature: Option<String>,
+    /// Runs as written in a build with this cargo feature (scripts/test.sh builds every
+    /// engine); a build without it does not run the example.
+    with_feature: Option<String>,
+}
+
+/// Whether this build has the cargo feature `name` (those a refusal in the docs names).
+fn built_with(name: &str) -> bool {
+    match name {
+        "rocksdb" => cfg!(feature = "rocksdb"),
+        "leveldb" => cfg!(feature = "leveldb"),
+        "berkeleydb" => cfg!(feature = "berkeleydb"),
+        other => {
+            panic!("tests/examples.toml: without_feature {other:?}: not a feature this test knows")
+        }
+    }
+}
+
+impl Mark {
+    /// Why it is not run, with its kind.
+    fn not_run(&self) -> Option<(&'static str, &str)> {
+        (self.hardware.as_deref().map(|w| ("hardware", w)))
+            .or(self.builds.as_deref().map(|w| ("builds", w)))
+            .or(self.placeholder.as_deref().map(|w| ("placeholder", w)))
+            .or(self
+                .without_feature
+                .as_deref()
+                .filter(|f| built_with(f))
+                .map(|_| ("refusal", "a build with the feature whose absence it shows")))
+            .or(self
+                .with_feature
+                .as_deref()
+                .filter(|f| !built_with(f))
+                .map(|_| {
+                    (
+                        "feature",
+                        "needs a build with the feature (scripts/test.sh builds every engine)",
+                    )
+                }))
+    }
+
+    /// Its kind, for the counts.
+    fn kind(&self) -> &'static str {
+        match (self.not_run(), &self.until_stopped, self.status) {
+            (_, _, Some(_)) => "refusal",
+            _ if self.with_feature.is_some() => "feature",
+            (Some((k, _)), _, _) => k,
+            (None, Some(_), _) => "until stopped",
+            _ => "none",
+        }
+    }
 }
 
 /// Output shown that is not matched (tests/examples.toml): the shown lines starting `shows`.
@@ -106,6 +185,30 @@ fn marks() -> Marked {
     let mut by = BTreeMap::new();
     for m in marks.mark {
         let key = m.example.clone();
+        let kinds = [
+            m.hardware.is_some(),
+            m.builds.is_some(),
+            m.placeholder.is_some(),
+            m.until_stopped.is_some(),
+            m.status.is_some(),
+            m.with_feature.is_some(),
+        ];
+        let stopping = [
+            &m.ready,
+            &m.watch,
+            &m.stop_before,
+            &m.stop_when,
+            &m.signal,
+            &m.listens,
+        ];
+        assert!(
+            kinds.iter().filter(|k| **k).count() == 1
+                && (m.until_stopped.is_some() || stopping.iter().all(|f| f.is_none()))
+                && (m.status.is_some() || m.without_feature.is_none()),
+            "tests/examples.toml: {key}: a mark is one of hardware, builds, placeholder, \
+             until_stopped (with its ready, watch, stop_before, stop_when, signal, listens) or \
+             status (with its without_feature) or with_feature"
+        );
         assert!(
             by.insert(key.clone(), m).is_none(),
             "tests/examples.toml: {key} marked twice"
@@ -207,21 +310,6 @@ fn sources() -> (Vec<(String, Vec<Example>)>, Vec<String>) {
     (out, problems)
 }
 
-/// The command as run under `mark`.
-fn as_run(e: &Example, mark: Option<&Mark>) -> Result<String, String> {
-    let mut c = e.command.clone();
-    let Some(m) = mark else { return Ok(c) };
-    for (from, to) in &m.replace {
-        if !c.contains(from.as_str()) {
-            return Err(format!(
-                "its mark replaces {from:?}, which it does not contain"
-            ));
-        }
-        c = c.replace(from.as_str(), to);
-    }
-    Ok(c)
-}
-
 #[derive(Default)]
 struct Tally {
     run: usize,
@@ -229,6 +317,8 @@ struct Tally {
     /// Outputs shown and matched.
     matched: usize,
     skipped: Vec<String>,
+    /// Until-stopped examples started, run while the next ones ran, and stopped.
+    stopped: usize,
     /// Outputs shown and not matched, with why.
     illustrative: Vec<String>,
     failed: Vec<String>,
@@ -269,8 +359,34 @@ fn compare_shown(
     ))
 }
 
+/// Stop the until-stopped examples of `running` whose turn it is (all when `before` is None,
+/// the last started first), counting them and what failed.
+fn stop(running: &mut Vec<Running>, before: Option<&str>, t: &mut Tally) {
+    let mut i = running.len();
+    while i > 0 {
+        i -= 1;
+        if before.is_none() || running[i].stop_before.as_deref() == before {
+            let r = running.remove(i);
+            let (at, command) = (r.at.clone(), r.command.clone());
+            t.stopped += 1;
+            let late = match (before, &r.stop_before) {
+                (None, Some(b)) => Err(format!(
+                    "its mark stops it before {b:?}, which is no later example of its document"
+                )),
+                _ => Ok(()),
+            };
+            if let Err(why) = r.stop().and(late) {
+                let failed = format!("{at}: {command}: {why}");
+                eprintln!("FAILED {failed}");
+                t.failed.push(failed);
+            }
+        }
+    }
+}
+
 fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally) {
     let scratch = Scratch::new();
+    let mut running: Vec<Running> = Vec::new();
     for e in examples {
         if e.command.is_empty() {
             let shown = e.shown.as_ref().unwrap();
@@ -285,9 +401,11 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
             }
             continue;
         }
+        stop(&mut running, Some(&e.command), t);
         let mark = marks.by.get(&e.command);
-        if let Some(why) = mark.and_then(|m| m.skip.as_deref()) {
-            t.skipped.push(format!("{}: {}  — {why}", e.at, e.command));
+        if let Some((kind, why)) = mark.and_then(|m| m.not_run()) {
+            t.skipped
+                .push(format!("{}: {}  — {kind}: {why}", e.at, e.command));
             if let Some(shown) = &e.shown {
                 t.illustrative.push(format!(
                     "{}: {}  — its command is not run here",
@@ -297,25 +415,29 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
             }
             continue;
         }
-        let command = match as_run(e, mark) {
-            Ok(c) => c,
-            Err(why) => {
-                t.failed.push(format!("{}: {}: {why}", e.at, e.command));
-                continue;
+        if let Some(m) = mark.filter(|m| m.until_stopped.is_some()) {
+            let started = Running::start(
+                &e.at,
+                &e.command,
+                m,
+                &scratch.dir(),
+                |c, out, err| scratch.start(c, out, err),
+                &scratch.files(),
+            );
+            match started {
+                Ok(r) => running.push(r),
+                Err(why) => {
+                    let failed = format!("{}: {}: {why}", e.at, e.command);
+                    eprintln!("FAILED {failed}");
+                    t.failed.push(failed);
+                }
             }
-        };
-        if let Some(setup) = mark.and_then(|m| m.setup.as_deref()) {
-            let (code, err, _, _) = scratch.sh(setup);
-            if code != 0 {
-                t.failed
-                    .push(format!("{}: setup {setup:?}: exit {code}: {err}", e.at));
-                continue;
-            }
+            continue;
         }
         let want = mark.and_then(|m| m.status).unwrap_or(0);
-        let command = scratch.fill(&command);
+        let command = &e.command;
         let t0 = std::time::Instant::now();
-        let (code, err, stdout, stderr) = scratch.sh(&command);
+        let (code, err, stdout, stderr) = scratch.sh(command);
         let secs = t0.elapsed().as_secs();
         if secs >= 10 {
             eprintln!("{}: {command}: {secs} s", e.at);
@@ -333,6 +455,7 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
             t.failed.push(failed);
         }
     }
+    stop(&mut running, None, t);
     let left = not_ignored(&scratch);
     if !left.is_empty() {
         t.failed.push(format!(
@@ -395,14 +518,27 @@ fn every_documented_example_runs_as_written() {
         t.device += w.device;
         t.matched += w.matched;
         t.skipped.extend(w.skipped);
+        t.stopped += w.stopped;
         t.illustrative.extend(w.illustrative);
         t.failed.extend(w.failed);
     }
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    for m in marks.by.values() {
+        *kinds.entry(m.kind()).or_default() += 1;
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
     eprintln!(
-        "{} examples: {} run ({} on the fake phone or board), {} not runnable here:\n  {}",
+        "marks in tests/examples.toml: {} ({}); {} outputs marked illustrative",
+        marks.by.len(),
+        kinds.join(", "),
+        marks.output.len()
+    );
+    eprintln!(
+        "{} examples: {} run to their end ({} on the fake phone or board), {} run until stopped, {} not runnable here:\n  {}",
         all.len(),
         t.run,
         t.device,
+        t.stopped,
         t.skipped.len(),
         t.skipped.join("\n  ")
     );

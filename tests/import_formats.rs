@@ -381,3 +381,50 @@ fn phonelab_a_millisecond_column_past_u64_nanoseconds_is_no_time() {
         [("line without a time (date or UNIX ms column)", 1)]
     );
 }
+
+/// A duration of exactly 24 hours is kept, one a millisecond (or nanosecond) longer is a
+/// corrupt line: dropped and counted, in each format that gives durations (docs/limits.md).
+#[test]
+fn a_duration_past_a_day_is_dropped_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let op = |ms: u64| {
+        format!(
+            "05-14 10:11:12.201  4242  4260 D SQLiteConnection: execute took {ms}ms - succeeded, sql=\"SELECT {ms}\"\n"
+        )
+    };
+    let json = |ns: u64| {
+        format!("{{\"statement\":{{\"t_ns\":1,\"dur_ns\":{ns},\"conn\":\"0x1\",\"sql\":\"SELECT {ns}\"}}}}\n")
+    };
+    let day_ms = 86_400_000;
+    let cases = [
+        (
+            "android-logcat",
+            op(day_ms) + &op(day_ms + 1) + &op(u64::MAX / 1000),
+        ),
+        (
+            "jsonl",
+            json(day_ms * MS) + &json(day_ms * MS + 1) + &json(u64::MAX),
+        ),
+    ];
+    for (format, text) in cases {
+        let path = dir.path().join(format);
+        std::fs::write(&path, text).unwrap();
+        let mut records = Vec::new();
+        let fe = source::choose(&path, format).unwrap();
+        let counts = source::read(&path, fe, &mut |r| {
+            records.push(r);
+            Ok(())
+        })
+        .unwrap();
+        let durs: Vec<u64> = statements(&records)
+            .iter()
+            .map(|r| r.dur_ns.unwrap())
+            .collect();
+        assert_eq!(durs, [day_ms * MS], "{format}");
+        assert_eq!(
+            dropped(&counts),
+            [("statement duration over 24 hours", 2)],
+            "{format}"
+        );
+    }
+}

@@ -210,6 +210,14 @@ fn bad_flags_are_refused_with_one_line() {
         ("serve --plan missing.toml --db x.db".into(), "missing.toml"),
         ("serve token add bad/name --db x.db".into(), "token name"),
         (
+            "serve token add phone --token short --db x.db".into(),
+            "--token \"short\": expected 16 to 128",
+        ),
+        (
+            "serve token add phone --token not/a/token/at/all --db x.db".into(),
+            "--token",
+        ),
+        (
             "serve token revoke nobody --db x.db".into(),
             "no server database there",
         ),

@@ -281,7 +281,7 @@ fn report_on_an_empty_store_creates_no_output_directory() {
     let out = sb.pb([
         "report",
         "--format",
-        "png",
+        "svg",
         "-o",
         "figs",
         "--results",

@@ -1,6 +1,6 @@
 //! Measuring a variant against the baseline: each replay is `run`'s own (the database loaded in
 //! this process, evicted from the page cache, the trace replayed with its own timing in a
-//! fresh process), interleaved baseline, variant, baseline, variant … `repeats` times; from the
+//! fresh process; [`super::rounds`] interleaves them with the baseline's); from the
 //! samples, the app's busy time (the sum of its statements' service times, sleeps left out),
 //! the busy time of its writes (and commits), p50/p95 per statement shape and the I/O. The comparison is
 //! `compare`'s (Welch's interval on the difference of the means, [`Comparison`]).

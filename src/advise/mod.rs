@@ -14,6 +14,7 @@ pub mod constraints;
 pub mod indexes;
 pub mod measure;
 pub mod render;
+pub mod rounds;
 pub mod settings;
 pub mod shapes;
 pub mod statements;
@@ -172,7 +173,7 @@ pub struct Advice {
     pub level: f64,
     pub budget_ns: u64,
     pub elapsed_ns: u64,
-    /// The baseline's busy time over its replays beside the first candidate (ms).
+    /// The baseline's busy time over its replays in the candidates' rounds (ms).
     pub baseline_busy: Option<crate::results::repeats::Estimate>,
     /// Ranked: proposed first (largest gain first), then the others.
     pub rows: Vec<Row>,
@@ -266,7 +267,13 @@ pub fn advise(req: &Request) -> Result<Advice> {
         &mut shapes,
     )?;
     let answers_ns = mono_ns() - t_answers;
-    let first = quiet_replay(req, &req.trace, &base_options, &view.run_shapes, &shapes)?;
+    let first = quiet_replay(
+        req,
+        &req.trace,
+        &base_options,
+        &view.run_shapes,
+        &shapes.writes(),
+    )?;
     let db_bytes = std::fs::metadata(base_dir.join(crate::engine::sqlite::DB_FILE))
         .map(|m| m.len())
         .unwrap_or(0);
@@ -309,59 +316,90 @@ pub fn advise(req: &Request) -> Result<Advice> {
             },
         };
         let quick = (base_answers.busy_ns as f64 - got.busy_ns as f64) / 1e6;
-        match answers::difference(&base_answers, &got) {
-            Some(how) => rows.push(row(c, Verdict::ChangesAnswers(how), Some(quick))),
-            None => measurable.push((c, trace, options, quick)),
+        if let Some(how) = answers::difference(&base_answers, &got) {
+            rows.push(row(c, Verdict::ChangesAnswers(how), Some(quick)));
+            continue;
         }
+        measurable.push((c, trace, options, quick));
     }
     // Best first by the quick measurement.
     measurable.sort_by(|a, b| b.3.total_cmp(&a.3));
 
     let repeats = req.repeats.max(1);
-    let pair = |trace: &Path, options: &[(String, String)], shapes: &mut Shapes| {
-        interleaved(req, &view.run_shapes, &base_options, trace, options, shapes)
-    };
-    let mut pair_ns = first.wall_ns.saturating_mul(2);
-    let mut baseline_all = Side::default();
-    for (c, trace, options, quick) in measurable {
-        if !clock.fits(pair_ns.saturating_mul(repeats as u64)) {
-            let why = format!(
-                "the budget ({}) would not cover its {} replays",
-                crate::output::units::format_duration(req.budget_ns),
-                2 * repeats
-            );
-            rows.push(row(c, Verdict::NotMeasured(why), Some(quick)));
-            continue;
-        }
-        say(&format!("measuring ({repeats}× interleaved): {}", c.change));
-        let t0 = mono_ns();
-        let (base, var) = match pair(&trace, &options, &mut shapes) {
-            Ok(p) => p,
-            Err(e) => {
+    let mut entries = Vec::with_capacity(measurable.len());
+    for (_, trace, options, _) in &measurable {
+        let run_shapes = if *trace == req.trace {
+            view.run_shapes.clone()
+        } else {
+            shapes::read(trace, &mut shapes, false)?.run_shapes
+        };
+        entries.push((trace.clone(), options.clone(), run_shapes));
+    }
+    let names: Vec<String> = measurable.iter().map(|m| m.0.change.clone()).collect();
+    if !entries.is_empty() {
+        say(&format!(
+            "measuring {} candidate(s) against the baseline, {repeats} round(s) of one replay each",
+            entries.len()
+        ));
+    }
+    let writes = shapes.writes();
+    let (baseline_all, outcomes) = rounds::measure(
+        entries.len(),
+        repeats,
+        first.wall_ns,
+        |more| clock.fits(more),
+        |who| match who {
+            rounds::Who::Baseline => {
+                progress::phase("replaying: the baseline");
+                quiet_replay(req, &req.trace, &base_options, &view.run_shapes, &writes)
+            }
+            rounds::Who::Candidate(i) => {
+                progress::phase(&format!("replaying: {}", names[i]));
+                let (trace, options, run_shapes) = &entries[i];
+                quiet_replay(req, trace, options, run_shapes, &writes)
+            }
+        },
+    )?;
+    let mut batched = None;
+    for ((c, trace, _, quick), outcome) in measurable.into_iter().zip(outcomes) {
+        let r = match outcome {
+            rounds::Outcome::Measured { base, var } => {
+                measured(c, &base, &var, &shapes, Some(quick))
+            }
+            rounds::Outcome::Failed(e) => {
                 let why = format!("its replay failed: {e}");
-                rows.push(row(c, Verdict::NotMeasured(why), Some(quick)));
-                continue;
+                row(c, Verdict::NotMeasured(why), Some(quick))
+            }
+            rounds::Outcome::Unmeasured { replays } => {
+                let why = format!(
+                    "the budget ({}) did not cover its {repeats} replays ({replays} made)",
+                    crate::output::units::format_duration(req.budget_ns),
+                );
+                row(c, Verdict::NotMeasured(why), Some(quick))
             }
         };
-        pair_ns = (mono_ns() - t0) / repeats as u64;
-        baseline_all.replays.extend(base.replays.iter().cloned());
-        let mut r = measured(c, &base, &var, &shapes, Some(quick));
-        let durability = req.durability && clock.fits(pair_ns);
-        if r.candidate.kind == Kind::Batching && req.durability && !durability {
-            notes.push(
-                "the batching's durability cost was not simulated: the budget ran out".into(),
-            );
+        if r.candidate.kind == Kind::Batching && r.gain.is_some() {
+            batched = Some((rows.len(), trace));
         }
-        if r.candidate.kind == Kind::Batching && durability {
-            r.durability = Some(batching::durability_cost(
+        rows.push(r);
+    }
+    // The batching's durability cost, with what the rounds left of the budget.
+    let replay_ns = first.wall_ns;
+    if let Some((at, trace)) = batched.filter(|_| req.durability) {
+        if clock.fits(replay_ns.saturating_mul(2)) {
+            say("simulating power losses in the batched trace and the app's own");
+            rows[at].durability = Some(batching::durability_cost(
                 &view,
                 &trace,
                 &req.trace,
                 &base_options,
                 work.path(),
             )?);
+        } else {
+            notes.push(
+                "the batching's durability cost was not simulated: the budget ran out".into(),
+            );
         }
-        rows.push(r);
     }
     rank(&mut rows);
 
@@ -382,17 +420,34 @@ pub fn advise(req: &Request) -> Result<Advice> {
         };
         let trace = variant_trace(&c.variant, &req.trace, work.path(), "combined")?;
         let options = c.variant.options_over(&base_options);
-        if clock.fits(pair_ns.saturating_mul(repeats as u64)) {
-            say(&format!("measuring ({repeats}× interleaved): {}", c.change));
-            let (base, var) = pair(&trace, &options, &mut shapes)?;
-            combined = Some(measured(c, &base, &var, &shapes, None));
-        } else {
-            combined = Some(row(
+        let run_shapes = shapes::read(&trace, &mut shapes, false)?.run_shapes;
+        let writes = shapes.writes();
+        say(&format!("measuring ({repeats} rounds): {}", c.change));
+        let outcome = rounds::measure(
+            1,
+            repeats,
+            replay_ns,
+            |more| clock.fits(more),
+            |who| match who {
+                rounds::Who::Baseline => {
+                    quiet_replay(req, &req.trace, &base_options, &view.run_shapes, &writes)
+                }
+                rounds::Who::Candidate(_) => {
+                    quiet_replay(req, &trace, &options, &run_shapes, &writes)
+                }
+            },
+        )?;
+        combined = Some(match outcome.1.into_iter().next() {
+            Some(rounds::Outcome::Measured { base, var }) => {
+                measured(c, &base, &var, &shapes, None)
+            }
+            Some(rounds::Outcome::Failed(e)) => row(
                 c,
-                Verdict::NotMeasured("the budget ran out".into()),
+                Verdict::NotMeasured(format!("its replay failed: {e}")),
                 None,
-            ));
-        }
+            ),
+            _ => row(c, Verdict::NotMeasured("the budget ran out".into()), None),
+        });
     }
     let baseline_busy = crate::results::repeats::Estimate::of(
         &baseline_all
@@ -439,41 +494,12 @@ fn quiet_replay(
     trace: &Path,
     options: &[(String, String)],
     run_shapes: &[u32],
-    shapes: &Shapes,
+    writes: &[bool],
 ) -> Result<Replay> {
     progress::set_quiet(true);
-    let r = measure::replay(trace, &req.engine, options, run_shapes, &shapes.writes());
+    let r = measure::replay(trace, &req.engine, options, run_shapes, writes);
     progress::set_quiet(req.quiet);
     r
-}
-
-/// Baseline, variant, baseline, variant … `req.repeats` times.
-fn interleaved(
-    req: &Request,
-    base_shapes: &[u32],
-    base_options: &[(String, String)],
-    trace: &Path,
-    options: &[(String, String)],
-    shapes: &mut Shapes,
-) -> Result<(Side, Side)> {
-    let var_shapes = if trace == req.trace {
-        base_shapes.to_vec()
-    } else {
-        shapes::read(trace, shapes, false)?.run_shapes
-    };
-    let (mut a, mut b) = (Side::default(), Side::default());
-    for _ in 0..req.repeats.max(1) {
-        a.replays.push(quiet_replay(
-            req,
-            &req.trace,
-            base_options,
-            base_shapes,
-            shapes,
-        )?);
-        b.replays
-            .push(quiet_replay(req, trace, options, &var_shapes, shapes)?);
-    }
-    Ok((a, b))
 }
 
 fn row(candidate: Candidate, verdict: Verdict, quick: Option<f64>) -> Row {

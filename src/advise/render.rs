@@ -91,7 +91,7 @@ pub fn text(a: &Advice) -> String {
     );
     let _ = writeln!(
         o,
-        "busy time of the app's statements, {:.0}% intervals, {} replays a side, interleaved; budget {}, used {}",
+        "busy time of the app's statements, {:.0}% intervals, {} rounds (the baseline, then each candidate); budget {}, used {}",
         a.level * 100.0,
         a.repeats,
         format_duration(a.budget_ns),
@@ -178,7 +178,7 @@ pub fn advice_sql(a: &Advice) -> String {
     );
     let _ = writeln!(
         o,
-        "-- gains: the app's busy time over {} interleaved replays a side, {:.0}% intervals",
+        "-- gains: the app's busy time over {} rounds of replays (the baseline, then each candidate), {:.0}% intervals",
         a.repeats,
         a.level * 100.0
     );

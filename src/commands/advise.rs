@@ -25,7 +25,8 @@ pub struct AdviseArgs {
     /// those the budget does not cover are listed as not measured.
     #[arg(long, default_value = "10m")]
     pub budget: String,
-    /// Replays per side of each comparison (baseline and variant, interleaved), 2 to 100.
+    /// Rounds of replays, 2 to 100: each replays the baseline once, then every candidate once
+    /// (so each candidate is compared over this many replays a side, interleaved).
     #[arg(long, default_value_t = 5)]
     pub repeats: usize,
     /// Engine options to try as one more candidate, KEY=VALUE[,KEY=VALUE…] (repeatable).

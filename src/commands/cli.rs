@@ -131,17 +131,17 @@ pub enum Command {
     /// category (3σ rule), explains them on a dashboard, hands study cells to agents.
     #[cfg(feature = "server")]
     #[command(
-        after_help = "Examples:\n  pocketbench serve                                 SQLite file pocketbench-server.db, http://127.0.0.1:8080\n  pocketbench serve --db postgres://pb@db.lab:5432/pocketbench --listen 0.0.0.0:8080\n  pocketbench serve token add lab-phone-1\n  pocketbench serve --plan study.toml --class 'Pixel 7'\n\nDeployment, API, categories: docs/server.md"
+        after_help = "Examples:\n  pocketbench serve                                 SQLite file pocketbench-server.db, http://127.0.0.1:8080, until stopped\n  pocketbench serve --db postgres://pb@db.lab:5432/pocketbench --listen 0.0.0.0:8080\n  pocketbench serve token add lab-phone-1 --token pbt_example_lab_phone_1   a token of your own (without --token: a random one, printed)\n  pocketbench serve --plan docs/example-study.toml --class 'Pixel 7'\n\nDeployment, API, categories: docs/server.md"
     )]
     Serve(super::serve::ServeArgs),
     /// Send stored results (with this device's identity) to a results server.
     #[command(
-        after_help = "Examples:\n  pocketbench submit --server http://127.0.0.1:8080 --token TOKEN 3 4\n  POCKETBENCH_TOKEN=TOKEN pocketbench submit --server http://lab:8080 --all-new\n\nThe token comes from `pocketbench serve token add NAME` on the server (--token or POCKETBENCH_TOKEN)."
+        after_help = "Examples:\n  pocketbench submit --server http://127.0.0.1:8080 --token pbt_example_lab_phone_1 3 4\n  POCKETBENCH_TOKEN=pbt_example_lab_phone_1 pocketbench submit --server http://127.0.0.1:8080 --all-new\n\nThe token comes from `pocketbench serve token add NAME` on the server (--token or POCKETBENCH_TOKEN)."
     )]
     Submit(super::submit::SubmitArgs),
     /// Take study cells from a results server, run them on this device, submit the results.
     #[command(
-        after_help = "Examples:\n  pocketbench agent --server http://lab:8080 --token TOKEN\n  pocketbench agent --server http://lab:8080 --class 'Pixel 7' --exit-when-idle"
+        after_help = "Examples:\n  pocketbench agent --server http://127.0.0.1:8080 --token pbt_example_lab_phone_1   until stopped\n  pocketbench agent --server http://127.0.0.1:8080 --token pbt_example_lab_phone_1 --class 'Pixel 7' --exit-when-idle\n\nThe server's address from another machine: http://HOST:8080 (serve --listen 0.0.0.0:8080)."
     )]
     Agent(super::agent::AgentArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.

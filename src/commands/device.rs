@@ -273,7 +273,15 @@ fn duration(text: &str, flag: &str) -> Result<Duration> {
 
 /// The command for the device, checked here with this binary's own command line: a mistake is
 /// found before anything is pushed.
-fn check_command(command: &[String], cli: clap::Command) -> Result<(bool, bool)> {
+/// What the command needs of its job.
+struct Needs {
+    manages_results: bool,
+    wants_root: bool,
+    /// Its flags naming a file it writes.
+    output_flags: Vec<String>,
+}
+
+fn check_command(command: &[String], cli: clap::Command) -> Result<Needs> {
     let name = command[0].as_str();
     if matches!(name, "device" | "__replay") {
         return Err(Error::input(format!(
@@ -286,7 +294,11 @@ fn check_command(command: &[String], cli: clap::Command) -> Result<(bool, bool)>
         use clap::error::ErrorKind;
         if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
             // `-- --version`, `-- --help`, `-- run --help`: the device prints them.
-            return Ok((false, false));
+            return Ok(Needs {
+                manages_results: false,
+                wants_root: false,
+                output_flags: Vec::new(),
+            });
         }
         let first = e.to_string();
         let first = first
@@ -312,7 +324,20 @@ fn check_command(command: &[String], cli: clap::Command) -> Result<(bool, bool)>
         || command
             .iter()
             .any(|a| a == "--governor" || a.starts_with("--governor="));
-    Ok((manages_results, wants_root))
+    // The argument `output` is a file the command writes (`-o` of `run` is an engine option).
+    let output_flags = sub
+        .and_then(|s| s.get_arguments().find(|a| a.get_id() == "output"))
+        .map(|a| {
+            let short = a.get_short().map(|c| format!("-{c}"));
+            let long = a.get_long().map(|l| format!("--{l}"));
+            short.into_iter().chain(long).collect()
+        })
+        .unwrap_or_default();
+    Ok(Needs {
+        manages_results,
+        wants_root,
+        output_flags,
+    })
 }
 
 fn sink(quiet: bool) -> impl FnMut(&[u8]) {
@@ -350,18 +375,21 @@ fn report(t: &dyn Transport, job: &str, merged: Option<Merged>, store: &std::pat
 }
 
 fn run(a: &RunOnDevice, cli: clap::Command) -> Result<i32> {
-    let (manages_results, wants_root) = check_command(&a.command, cli)?;
+    let needs = check_command(&a.command, cli)?;
     let req = job::Request {
         args: a.command.clone(),
-        manages_results,
-        wants_root,
+        manages_results: needs.manages_results,
+        wants_root: needs.wants_root,
+        output_flags: needs.output_flags,
         binaries: a.binaries.clone(),
         root: a.root,
         poll: duration(&a.follow.poll, "--poll")?,
         patience: duration(&a.follow.patience, "--patience")?,
         results: a.follow.results.clone(),
     };
-    // The local store is checked before anything runs on the device.
+    // The output files' folders and the local store are checked before anything runs on the
+    // device.
+    crate::device::outputs::rewrite(&req.args, &req.output_flags, "")?;
     let mut store = Store::open(&a.follow.results)?;
     let t = device::select(&a.target.selector())?;
     let info = probe::probe(t.as_ref())?;
@@ -390,6 +418,7 @@ fn pull(a: &PullArgs) -> Result<i32> {
         args: Vec::new(),
         manages_results: true,
         wants_root: false,
+        output_flags: Vec::new(),
         binaries: None,
         root: RootMode::Never,
         poll: duration(&a.follow.poll, "--poll")?,

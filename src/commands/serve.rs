@@ -97,7 +97,7 @@ pub enum ServeCommand {
     /// API tokens: add (printed once), list, revoke.
     #[command(
         subcommand,
-        after_help = "Examples:\n  pocketbench serve token list\n  pocketbench serve token revoke lab-phone-1"
+        after_help = "Examples:\n  pocketbench serve token add my-phone\n  pocketbench serve token list"
     )]
     Token(TokenCommand),
 }
@@ -106,11 +106,15 @@ pub enum ServeCommand {
 pub enum TokenCommand {
     /// Create a token and print it (only its hash is stored).
     #[command(
-        after_help = "Examples:\n  pocketbench serve token add my-phone\n  pocketbench serve token add bench-pi --db pocketbench-server.db"
+        after_help = "Examples:\n  pocketbench serve token add bench-pi --db pocketbench-server.db\n  pocketbench serve token add pixel-7 --token pbt_example_pixel_7   a token of your own"
     )]
     Add {
         /// The token's name (1 to 64 letters, digits, '.', '_', '-'), e.g. the device's.
         name: String,
+        /// Use this token (e.g. one a secret store keeps; 16 to 128 letters, digits, '.',
+        /// '_', '-') instead of a new random one.
+        #[arg(long)]
+        token: Option<String>,
         /// The server's database (as `serve --db`).
         #[arg(long, default_value = server::db::DEFAULT_DB)]
         db: String,
@@ -146,10 +150,16 @@ pub fn main(args: &ServeArgs) -> Result<i32> {
 
 fn token(t: &TokenCommand) -> Result<i32> {
     match t {
-        TokenCommand::Add { name, db } => {
+        TokenCommand::Add { name, token, db } => {
             tokens::check_name(name)?;
+            if let Some(t) = token {
+                tokens::check_given(t)?;
+            }
             let db = Db::open(db, 1)?;
-            println!("{}", tokens::add(&db, name, server::now_ms())?);
+            println!(
+                "{}",
+                tokens::add(&db, name, token.as_deref(), server::now_ms())?
+            );
             eprintln!("token {name} added: it is shown only now; send it as Authorization: Bearer TOKEN (submit --token)");
         }
         TokenCommand::List { db } => {

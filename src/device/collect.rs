@@ -1,6 +1,7 @@
 //! Bringing a job's results home: its results store (and WAL, if the command died before
 //! checkpointing) is pulled into a temporary directory, merged into the local store with the
-//! device's identity (`results::device_jobs`), and only then is the job removed from the device.
+//! device's identity (`results::device_jobs`), the files the command wrote brought home
+//! ([`super::outputs`]), and only then is the job removed from the device.
 //! When the local store cannot take it, the pulled copy is kept beside the store and the job
 //! stays on the device, so nothing measured is lost either way.
 
@@ -82,6 +83,21 @@ pub fn collect(t: &dyn Transport, job: &Job, store: &mut Store) -> Result<Option
     } else {
         None
     };
+    match super::outputs::pull(t, &job.dir, staging.path()) {
+        Ok(files) => {
+            for f in files {
+                println!("{}: job {}: wrote {}", t.name(), job.id, f.display());
+            }
+        }
+        Err(e) => {
+            return Err(Error::failed(format!(
+                "{}: job {}: bringing its output files home: {e}; the job stays on the device (`{}` retries)",
+                t.name(),
+                job.id,
+                super::pull_command(t, store.path())
+            )))
+        }
+    }
     let removed = t.shell(&format!("rm -rf {}", sh_quote(&job.dir)));
     if !matches!(removed, Ok(ref sh) if sh.rc == 0) {
         eprintln!(

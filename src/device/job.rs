@@ -5,8 +5,9 @@
 //! runs, and the connection waited for when it drops.
 //!
 //! On the device: `DIR/pocketbench` (the binary) and `DIR/jobs/ID/` per job — `launch.sh`,
-//! `device.json` (the probe at start), `inputs/`, `tmp/` (its TMPDIR), `log` (stdout and
-//! stderr), `pid`, `results.db`, and `rc` (the exit status, written last).
+//! `device.json` (the probe at start), `inputs/`, `outputs/` and its manifest `outputs.tsv` (files
+//! the command writes, [`super::outputs`]), `tmp/` (its TMPDIR), `log` (stdout and stderr),
+//! `pid`, `results.db`, and `rc` (the exit status, written last).
 
 use super::probe::DeviceInfo;
 use super::transport::{self, Transport};
@@ -42,6 +43,9 @@ pub struct Request {
     pub manages_results: bool,
     /// The command can set governors or CPU sets (which needs root).
     pub wants_root: bool,
+    /// The command's flags naming a file it writes (`-o`, `--output`): written in the job's
+    /// `outputs/` and brought home ([`super::outputs`]).
+    pub output_flags: Vec<String>,
     pub binaries: Option<PathBuf>,
     pub root: RootMode,
     /// How often progress is polled.
@@ -201,15 +205,7 @@ fn push_inputs(t: &dyn Transport, job_dir: &str, args: &[String]) -> Result<Vec<
             size,
             crate::limits::MAX_WORKLOAD_FILE_BYTES,
         )?;
-        let name = p
-            .file_name()
-            .map(|n| {
-                n.to_string_lossy().replace(
-                    |c: char| !c.is_ascii_alphanumeric() && !".-_".contains(c),
-                    "_",
-                )
-            })
-            .unwrap_or_else(|| "input".into());
+        let name = super::outputs::plain_file_name(p, "input");
         // Under its own name (in a folder per argument), so a workload file's name, and the
         // workload name taken from it, are the same on the device as on the host.
         let folder = format!("{job_dir}/inputs/{i}");
@@ -261,9 +257,13 @@ pub fn start(t: &dyn Transport, info: &DeviceInfo, req: &Request) -> Result<Job>
     transport::must(
         t,
         "creating the job directory",
-        &format!("mkdir -p {d}/inputs {d}/tmp", d = sh_quote(&dir)),
+        &format!(
+            "mkdir -p {d}/inputs {d}/tmp {d}/outputs",
+            d = sh_quote(&dir)
+        ),
     )?;
-    let mut args = push_inputs(t, &dir, &req.args)?;
+    let (args, outputs) = super::outputs::rewrite(&req.args, &req.output_flags, &dir)?;
+    let mut args = push_inputs(t, &dir, &args)?;
     if req.manages_results {
         args.push("--results".into());
         args.push(format!("{dir}/results.db"));
@@ -278,7 +278,13 @@ pub fn start(t: &dyn Transport, info: &DeviceInfo, req: &Request) -> Result<Job>
     .run_err("device.json")?;
     let launch = staging.path().join("launch.sh");
     std::fs::write(&launch, launch_script(&dir, &base, &args)).run_err("launch.sh")?;
-    for (local, name) in [(&device_json, "device.json"), (&launch, "launch.sh")] {
+    let manifest = staging.path().join(super::outputs::MANIFEST);
+    std::fs::write(&manifest, super::outputs::manifest(&outputs)).run_err("outputs")?;
+    for (local, name) in [
+        (&device_json, "device.json"),
+        (&launch, "launch.sh"),
+        (&manifest, super::outputs::MANIFEST),
+    ] {
         t.push(local, &format!("{dir}/{name}"))
             .map_err(|l| Error::failed(format!("pushing {name}: {}", l.0)))?;
     }

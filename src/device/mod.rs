@@ -28,6 +28,7 @@ pub mod capture;
 pub mod collect;
 pub mod config;
 pub mod job;
+pub mod outputs;
 pub mod probe;
 pub mod ssh;
 pub mod su;

@@ -84,6 +84,13 @@ impl ModelsArgs {
             let mut chosen: Vec<String> = Vec::new();
             for e in &self.engines {
                 let e = e.trim().to_ascii_lowercase();
+                if !built.contains(&e) && matches!(e.as_str(), "polodb" | "native_db") {
+                    return Err(Error::not_built(
+                        format!("--engines {e}"),
+                        "model-stores",
+                        "document and object stores",
+                    ));
+                }
                 if !built.contains(&e) {
                     return Err(Error::input(format!(
                         "--engines {}: not a study engine of this build (available: {})",

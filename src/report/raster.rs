@@ -14,7 +14,7 @@ pub const SCALE: f32 = 2.0;
 pub const AVAILABLE: bool = cfg!(feature = "png");
 
 /// Why `--format png` cannot be served by this build.
-pub const UNAVAILABLE: &str = "--format png: this build has no PNG renderer (built without the `png` feature, as device builds are); use --format svg or html, or make the report on the host from the results store";
+pub const UNAVAILABLE: &str = "--format png: this build has no PNG renderer (built without the `png` feature; `cargo build --release --features png` adds it; on a device, make the report on the host from the results store); use --format svg or html";
 
 #[cfg(feature = "png")]
 fn options() -> &'static resvg::usvg::Options<'static> {

@@ -94,7 +94,7 @@ mod tests {
     fn sessions_follow_their_token_and_expire() {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open(dir.path().join("s.db").to_str().unwrap(), 1).unwrap();
-        super::super::tokens::add(&db, "reader", 0).unwrap();
+        super::super::tokens::add(&db, "reader", None, 0).unwrap();
         let id = start(&db, "reader", 1000).unwrap();
         assert_eq!(check(&db, &id, 2000).unwrap().as_deref(), Some("reader"));
         assert_eq!(check(&db, &id, 1000 + SESSION_MS + 1).unwrap(), None);

@@ -1,10 +1,11 @@
 //! The scratch directory one source's examples run in, as a user's: `docs/` of the checkout
-//! beside what the examples write, the fake phone and boards, a results server when an example
-//! names one, and what the examples left that .gitignore would not cover.
+//! beside what the examples write, the fake phone and boards, how an example is run there (to
+//! its end, or started to run until stopped), and what the examples left that .gitignore would
+//! not cover.
 
 use super::common::fake_device::{fakes, Devices};
 use super::root;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// A scratch directory as a user's: `docs/` of the checkout beside what the examples write,
@@ -12,17 +13,6 @@ use std::process::{Command, Stdio};
 pub struct Scratch {
     devices: Devices,
     bin: PathBuf,
-    /// A results server for `{server}` and `{token}`: started when first named.
-    server: std::cell::RefCell<Option<(std::process::Child, String, String)>>,
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if let Some((mut child, _, _)) = self.server.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
 }
 
 impl Scratch {
@@ -54,59 +44,7 @@ impl Scratch {
         std::fs::create_dir_all(&bin).unwrap();
         std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_pocketbench"), bin.join("pocketbench"))
             .unwrap();
-        Scratch {
-            devices,
-            bin,
-            server: Default::default(),
-        }
-    }
-
-    /// `command` with `{server}` and `{token}` filled in: a `pocketbench serve` of this
-    /// directory (any free port) and a token of it.
-    pub fn fill(&self, command: &str) -> String {
-        if !command.contains("{server}") && !command.contains("{token}") {
-            return command.to_string();
-        }
-        let mut server = self.server.borrow_mut();
-        let (_, url, token) = server.get_or_insert_with(|| {
-            use std::io::BufRead;
-            let db = self.devices.path("server.db");
-            let db = db.to_str().unwrap();
-            let out = Command::new(env!("CARGO_BIN_EXE_pocketbench"))
-                .args(["serve", "token", "add", "examples", "--db", db])
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&out.stdout);
-            let token = text.split_whitespace().find(|w| w.starts_with("pbt_"));
-            let token = token
-                .unwrap_or_else(|| panic!("no token in {text}"))
-                .to_string();
-            let mut child = Command::new(env!("CARGO_BIN_EXE_pocketbench"))
-                .args([
-                    "serve",
-                    "--db",
-                    db,
-                    "--listen",
-                    "127.0.0.1:0",
-                    "--workers",
-                    "2",
-                ])
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-            let url = loop {
-                let line = lines.next().expect("serve ended before listening").unwrap();
-                if let Some(rest) = line.strip_prefix("listening on ") {
-                    break rest.split_whitespace().next().unwrap().to_string();
-                }
-            };
-            std::thread::spawn(move || for _ in lines {});
-            (child, url, token)
-        });
-        command.replace("{server}", url).replace("{token}", token)
+        Scratch { devices, bin }
     }
 
     /// Run `script` with sh in the scratch directory, in quick mode (`POCKETBENCH_QUICK`: the
@@ -114,41 +52,14 @@ impl Scratch {
     /// (a `… &` job of the example) are killed when the shell ends; (exit status, stderr's
     /// tail, stdout, stderr).
     pub fn sh(&self, script: &str) -> (i32, String, String, String) {
-        use std::os::unix::process::CommandExt;
-        let path = format!(
-            "{}:{}:{}",
-            self.bin.display(),
-            fakes().display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
         // Files, not pipes: a background job that keeps the shell's output open must not keep
         // the runner waiting for the end of that output.
         let out_file = tempfile::tempfile().unwrap();
         let err_file = tempfile::tempfile().unwrap();
-        let mut child = Command::new("timeout")
-            .args(["600", "sh", "-c", script])
-            .current_dir(self.devices.path("host"))
-            .env("PATH", path)
-            .env("HOME", self.devices.path("home"))
-            .env("FAKE_DEVICE_ROOT", self.devices.root.path())
-            .env("CI", "true")
-            .env("POCKETBENCH_QUICK", "1")
-            // As in the checkout: the JVM driver that scripts/test.sh builds with Maven.
-            .env(
-                "POCKETBENCH_JVM_DRIVER",
-                root().join("drivers/jvm/target/pocketbench-jvm.jar"),
-            )
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_CACHE_HOME")
-            .env_remove("ANDROID_SERIAL")
-            .env_remove("POCKETBENCH_TOKEN")
-            .env_remove("POCKETBENCH_DEVICES")
-            .env_remove("POCKETBENCH_DEVICE_BINARIES")
-            .env_remove("POCKETBENCH_SYSFS_ROOT")
-            .stdin(Stdio::null())
+        let mut child = self
+            .shell(&["timeout", "600", "sh", "-c", script])
             .stdout(out_file.try_clone().unwrap())
             .stderr(err_file.try_clone().unwrap())
-            .process_group(0)
             .spawn()
             .unwrap();
         let status = child.wait().unwrap();
@@ -169,6 +80,63 @@ impl Scratch {
             stdout,
             err,
         )
+    }
+
+    /// Start `script` with sh as [`Scratch::sh`] does, to run until stopped, its output in the
+    /// files `out` and `err` (tests/examples/stopped.rs).
+    pub fn start(&self, script: &str, out: &Path, err: &Path) -> std::process::Child {
+        self.shell(&["sh", "-c", script])
+            .stdout(std::fs::File::create(out).unwrap())
+            .stderr(std::fs::File::create(err).unwrap())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Where until-stopped examples keep their output.
+    pub fn files(&self) -> PathBuf {
+        let p = self.devices.path("running");
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    /// The scratch directory the examples run in.
+    pub fn dir(&self) -> PathBuf {
+        self.devices.path("host")
+    }
+
+    /// `argv` in the scratch directory as a user's shell, in quick mode, in a process group of
+    /// its own, with no input.
+    fn shell(&self, argv: &[&str]) -> Command {
+        use std::os::unix::process::CommandExt;
+        let path = format!(
+            "{}:{}:{}",
+            self.bin.display(),
+            fakes().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut c = Command::new(argv[0]);
+        c.args(&argv[1..])
+            .current_dir(self.devices.path("host"))
+            .env("PATH", path)
+            .env("HOME", self.devices.path("home"))
+            .env("FAKE_DEVICE_ROOT", self.devices.root.path())
+            .env("CI", "true")
+            .env("POCKETBENCH_QUICK", "1")
+            // As in the checkout: the JVM driver that scripts/test.sh builds with Maven.
+            .env(
+                "POCKETBENCH_JVM_DRIVER",
+                root().join("drivers/jvm/target/pocketbench-jvm.jar"),
+            )
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("ANDROID_SERIAL")
+            .env_remove("POCKETBENCH_TOKEN")
+            .env_remove("POCKETBENCH_DEVICES")
+            .env_remove("POCKETBENCH_DEVICE_BINARIES")
+            .env_remove("POCKETBENCH_SYSFS_ROOT")
+            .stdin(Stdio::null())
+            .process_group(0);
+        c
     }
 }
 

@@ -35,6 +35,15 @@ pub struct BlobHex {
     pub blob: String,
 }
 
+/// The longest statement duration an imported log may give (24 hours, docs/limits.md): a
+/// longer one is a corrupt line, dropped and counted by whichever front end read it.
+pub const MAX_DUR_NS: u64 = 86_400 * 1_000_000_000;
+
+/// `ms` milliseconds in nanoseconds, saturating (a value past the limit is dropped later).
+pub fn ms_to_ns(ms: u64) -> u64 {
+    ms.saturating_mul(1_000_000)
+}
+
 /// One executed statement.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StatementRecord {

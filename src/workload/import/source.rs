@@ -3,6 +3,7 @@
 //! lines every front end recognised, skipped and dropped.
 
 use super::formats::{FrontEnd, FRONT_ENDS};
+use super::record::MAX_DUR_NS;
 use super::{LineOutcome, LogRecord};
 use crate::error::{Error, Result, ResultExt};
 use crate::limits::{escape, MAX_LOG_LINE_BYTES};
@@ -95,15 +96,24 @@ pub fn nothing_read(path: &Path, fe: &FrontEnd, counts: &LineCounts) -> Error {
     ))
 }
 
-/// Why a record no statement log may hold is dropped: SQL with a NUL byte (SQLite would stop
-/// reading there, and a trace cannot hold it), whichever front end read it.
+/// Why a record no statement log may hold is dropped, whichever front end read it: SQL with a
+/// NUL byte (SQLite would stop reading there, and a trace cannot hold it), or a duration past
+/// the limit (`MAX_DUR_NS`, a corrupt line).
 fn unusable(r: &LogRecord) -> Option<&'static str> {
     let has_nul = |s: &str| memchr::memchr(0, s.as_bytes()).is_some();
     let nul = match r {
         LogRecord::Statement(s) => has_nul(&s.sql) || s.expanded.as_deref().is_some_and(has_nul),
         LogRecord::Schema(s) => has_nul(&s.sql),
     };
-    nul.then_some("SQL statement contains a NUL byte")
+    if nul {
+        return Some("SQL statement contains a NUL byte");
+    }
+    match r {
+        LogRecord::Statement(s) if s.dur_ns.is_some_and(|d| d > MAX_DUR_NS) => {
+            Some("statement duration over 24 hours")
+        }
+        _ => None,
+    }
 }
 
 /// Feed the whole file through front end `fe`, handing every record to `sink` in log order.

@@ -141,7 +141,7 @@ pub struct Converter<'a> {
     /// The latest start fed per connection key.
     conn_starts: FastMap<String, u64>,
     /// Where a connection key made of a pid and tid is written.
-    key: String,
+    key: KeyBuf,
     /// Merged: the connection (key) inside a transaction, and the statements of other
     /// connections waiting for it to end (with their count per connection).
     owner: Option<String>,
@@ -169,7 +169,7 @@ impl<'a> Converter<'a> {
             base: None,
             conns: FastMap::default(),
             conn_starts: FastMap::default(),
-            key: String::new(),
+            key: KeyBuf::default(),
             owner: None,
             deferred: VecDeque::new(),
             deferred_by: FastMap::default(),
@@ -511,20 +511,32 @@ impl<'a> Converter<'a> {
     }
 }
 
+/// A connection key made of a pid and tid, and the two it was made of (consecutive
+/// statements mostly share them: it is then not made again).
+#[derive(Default)]
+struct KeyBuf {
+    of: Option<(u32, Option<u32>)>,
+    text: String,
+}
+
 /// What names a statement's connection: the log's connection, else its pid and tid (made in
 /// `buf`, reused from one statement to the next).
-fn connection_key<'s>(s: &'s StatementRecord, buf: &'s mut String) -> &'s str {
+fn connection_key<'s>(s: &'s StatementRecord, buf: &'s mut KeyBuf) -> &'s str {
     match (&s.conn, s.pid) {
         (Some(c), _) => c.as_str(),
         (None, Some(p)) => {
-            buf.clear();
-            buf.push_str("pid ");
-            push_decimal(buf, p);
-            if let Some(t) = s.tid {
-                buf.push_str(" tid ");
-                push_decimal(buf, t);
+            if buf.of != Some((p, s.tid)) {
+                let text = &mut buf.text;
+                text.clear();
+                text.push_str("pid ");
+                push_decimal(text, p);
+                if let Some(t) = s.tid {
+                    text.push_str(" tid ");
+                    push_decimal(text, t);
+                }
+                buf.of = Some((p, s.tid));
             }
-            buf.as_str()
+            buf.text.as_str()
         }
         _ => "",
     }

@@ -27,6 +27,7 @@
 use super::logcat_line::Clock;
 use super::operation::parse_operation;
 use super::{LineOutcome, LogFormat};
+use crate::workload::import::record::ms_to_ns;
 use crate::workload::import::{LogRecord, Stamp, StatementRecord};
 
 /// Operations kept of one connection's list (the framework prints at most 20).
@@ -94,7 +95,7 @@ impl DumpsysDbinfo {
         self.block.push(StatementRecord {
             t_ns,
             stamp: Stamp::Start,
-            dur_ns: Some(parsed.ms * 1_000_000),
+            dur_ns: Some(ms_to_ns(parsed.ms)),
             pid: pid.or(self.pid),
             tid: parsed.tid,
             conn: self.conn.clone(),

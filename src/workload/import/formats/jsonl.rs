@@ -20,8 +20,9 @@ impl LogFormat for Jsonl {
         if !line.starts_with('{') {
             return LineOutcome::Skipped;
         }
-        // A capture's own line shape is read by hand; any other by serde_json, to the same.
-        let record = match super::jsonl_scan::statement(line) {
+        // A capture's own line shape is read by hand (without the expanded text of a
+        // statement with bound arguments where nothing reads it); any other by serde_json.
+        let record = match super::jsonl_scan::statement_bound(line) {
             Some(s) => LogRecord::Statement(s),
             None => match serde_json::from_str::<LogRecord>(line) {
                 Ok(r) => r,

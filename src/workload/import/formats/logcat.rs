@@ -26,6 +26,7 @@
 use super::logcat_line::{split_once_ascii, Clock, Line};
 use super::operation::parse_operation;
 use super::{LineOutcome, LogFormat};
+use crate::workload::import::record::ms_to_ns;
 use crate::workload::import::sql::lexer;
 use crate::workload::import::{LogRecord, Stamp, StatementRecord};
 
@@ -175,7 +176,7 @@ impl AndroidLogcat {
                 sql.pop();
                 p.rec.sql = sql;
                 p.joining = None;
-                self.synthetic_ns += 1;
+                self.synthetic_ns = self.synthetic_ns.saturating_add(1);
                 self.push_pending(p, out);
             }
             _ => self.push_pending(p, out),
@@ -244,7 +245,7 @@ impl AndroidLogcat {
             rec.expanded = None;
         }
         rec.sql = sql;
-        self.synthetic_ns += dur;
+        self.synthetic_ns = self.synthetic_ns.saturating_add(dur);
         out.push(LogRecord::Statement(rec));
     }
 
@@ -266,12 +267,13 @@ impl AndroidLogcat {
         let mut rec = self.record(l, op.path.unwrap_or(""));
         rec.tid = rec.tid.or(op.tid);
         rec.stamp = Stamp::End;
-        rec.dur_ns = Some(op.ms * 1_000_000);
+        let dur = ms_to_ns(op.ms);
+        rec.dur_ns = Some(dur);
         rec.sql = op.sql.unwrap_or_default().to_string();
         rec.args = op.args;
         rec.rows = op.rows;
         rec.status = Some(if op.failed { 1 } else { 0 });
-        self.synthetic_ns += op.ms * 1_000_000;
+        self.synthetic_ns = self.synthetic_ns.saturating_add(dur);
         out.push(LogRecord::Statement(rec));
         LineOutcome::Recognised
     }

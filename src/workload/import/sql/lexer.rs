@@ -66,7 +66,7 @@ const WORD_BYTES: [bool; 256] = {
 };
 
 /// Whether `b` continues a bare word (or starts one, when it is no digit).
-pub(super) fn is_word_byte(b: u8) -> bool {
+pub fn is_word_byte(b: u8) -> bool {
     WORD_BYTES[b as usize]
 }
 
@@ -240,11 +240,24 @@ impl<'a> ParamNumbers<'a> {
 pub fn ends_open(sql: &str) -> bool {
     let b = sql.as_bytes();
     let mut i = 0;
-    while let Some(at) = b[i..]
-        .iter()
-        .position(|c| matches!(c, b'\'' | b'"' | b'`' | b'[' | b'-' | b'/'))
-    {
-        let at = i + at;
+    // The next quote and the next of `[`, `-`, `/` from `i` on, each found by memchr and
+    // looked for again only once `i` has passed it (most texts hold few of either).
+    let find = |set: [u8; 3], i: usize| {
+        memchr::memchr3(set[0], set[1], set[2], &b[i..]).map_or(b.len(), |p| i + p)
+    };
+    let (quotes, others) = ([b'\'', b'"', b'`'], [b'[', b'-', b'/']);
+    let (mut quote, mut other) = (find(quotes, 0), find(others, 0));
+    loop {
+        if quote < i {
+            quote = find(quotes, i);
+        }
+        if other < i {
+            other = find(others, i);
+        }
+        let at = quote.min(other);
+        if at >= b.len() {
+            return false;
+        }
         let c = b[at];
         let next = b.get(at + 1).copied();
         let end = match c {
@@ -264,38 +277,120 @@ pub fn ends_open(sql: &str) -> bool {
             None => return true,
         }
     }
-    false
 }
 
 /// The statement's shape: literals and parameters as `?`, comments dropped, whitespace runs
 /// as one space, bare words upper-cased (SQLite's keywords and identifiers ignore case);
 /// statements that differ only in their literals share it.
 pub fn fingerprint(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut space = false;
-    for t in tokens(sql) {
-        match t.kind {
-            Kind::Space | Kind::Comment => {
+    let mut out = String::new();
+    fingerprint_into(sql, &mut out);
+    out
+}
+
+/// [`fingerprint`] written into `out` (cleared first, so one buffer serves every statement);
+/// whether the text is likely to come again: it has a parameter (a prepared statement's), or
+/// no literal (a string, blob or number; a text with its values written in seldom repeats).
+/// The tokens as [`tokens`] reads them, each found in one step here rather than made (this
+/// runs for every statement of a log).
+pub fn fingerprint_into(sql: &str, out: &mut String) -> bool {
+    #[derive(PartialEq)]
+    enum Written {
+        Text,
+        Literal,
+        Param,
+    }
+    out.clear();
+    out.reserve(sql.len());
+    let b = sql.as_bytes();
+    let (mut i, mut space, mut literal, mut param) = (0, false, false, false);
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        // Where the token ends, and what it is written as: `?` (a literal or a parameter),
+        // else its own text.
+        let (end, written) = match c {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0c => {
+                i += 1;
+                while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0c) {
+                    i += 1;
+                }
                 space = !out.is_empty();
                 continue;
             }
-            _ => {}
-        }
+            b'-' if next == Some(b'-') => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
+                space = !out.is_empty();
+                continue;
+            }
+            b'/' if next == Some(b'*') => {
+                i = memchr::memmem::find(&b[i + 2..], b"*/").map_or(b.len(), |p| i + 2 + p + 2);
+                space = !out.is_empty();
+                continue;
+            }
+            b'\'' => (
+                quote_end(b, i, b'\'', true).unwrap_or(b.len()),
+                Written::Literal,
+            ),
+            b'x' | b'X' if next == Some(b'\'') => (
+                quote_end(b, i + 1, b'\'', false).unwrap_or(b.len()),
+                Written::Literal,
+            ),
+            b'"' | b'`' => (quote_end(b, i, c, true).unwrap_or(b.len()), Written::Text),
+            b'[' => (
+                quote_end(b, i, b']', false).unwrap_or(b.len()),
+                Written::Text,
+            ),
+            b'?' => {
+                let mut e = i + 1;
+                while e < b.len() && b[e].is_ascii_digit() {
+                    e += 1;
+                }
+                (e, Written::Param)
+            }
+            b':' | b'@' | b'$' if next.is_some_and(is_word_byte) => {
+                let mut e = i + 1;
+                while e < b.len() && is_word_byte(b[e]) {
+                    e += 1;
+                }
+                (e, Written::Param)
+            }
+            b'0'..=b'9' => (number_end(b, i), Written::Literal),
+            b'.' if next.is_some_and(|x| x.is_ascii_digit()) => {
+                (number_end(b, i), Written::Literal)
+            }
+            _ if is_word_byte(c) => {
+                let mut e = i + 1;
+                while e < b.len() && is_word_byte(b[e]) {
+                    e += 1;
+                }
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                let from = out.len();
+                out.push_str(&sql[i..e]);
+                out[from..].make_ascii_uppercase();
+                i = e;
+                continue;
+            }
+            // A quoted identifier's text, or one character (any byte that is no word byte is
+            // ASCII: one character).
+            _ => (i + 1, Written::Text),
+        };
         if space {
             out.push(' ');
             space = false;
         }
-        match t.kind {
-            Kind::Str | Kind::Blob | Kind::Number | Kind::Param => out.push('?'),
-            Kind::Word => {
-                let from = out.len();
-                out.push_str(t.text);
-                out[from..].make_ascii_uppercase();
-            }
-            _ => out.push_str(t.text),
+        match written {
+            Written::Text => out.push_str(&sql[i..end]),
+            Written::Literal | Written::Param => out.push('?'),
         }
+        literal |= written == Written::Literal;
+        param |= written == Written::Param;
+        i = end;
     }
-    out
+    param || !literal
 }
 
 /// The first word of a statement, upper-cased (`SELECT`, `INSERT`, `BEGIN`, `WITH`, …),
@@ -382,6 +477,58 @@ mod tests {
                 );
             }
             texts = longer;
+        }
+    }
+
+    /// The fingerprint as the tokens define it (what [`fingerprint_into`] computes without
+    /// making them).
+    fn fingerprint_of_tokens(sql: &str) -> String {
+        let mut out = String::new();
+        let mut space = false;
+        for t in tokens(sql) {
+            if matches!(t.kind, Kind::Space | Kind::Comment) {
+                space = !out.is_empty();
+                continue;
+            }
+            if std::mem::take(&mut space) {
+                out.push(' ');
+            }
+            match t.kind {
+                Kind::Str | Kind::Blob | Kind::Number | Kind::Param => out.push('?'),
+                Kind::Word => out.push_str(&t.text.to_ascii_uppercase()),
+                _ => out.push_str(t.text),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_fingerprint_is_the_tokens_for_every_short_text() {
+        let alphabet = [
+            "'", "\"", "`", "[", "]", "-", "/", "*", "x", "X", "1", ".", "e", "\n", " ", "?", ":",
+            "$", "@", "é", "a", "(", "0x",
+        ];
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            texts = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |a| format!("{t}{a}")))
+                .collect();
+            for t in &texts {
+                let mut out = String::from("stale");
+                let repeats = fingerprint_into(t, &mut out);
+                assert_eq!(out, fingerprint_of_tokens(t), "{t:?}");
+                let has = |kinds: &[Kind]| tokens(t).any(|k| kinds.contains(&k.kind));
+                let literal = has(&[Kind::Str, Kind::Blob, Kind::Number]);
+                assert_eq!(repeats, has(&[Kind::Param]) || !literal, "{t:?}");
+            }
+        }
+        for t in [
+            "select *  from t\n where a = 'x' and b=12 -- why\n",
+            "/* c */ INSERT INTO [t u] VALUES(x'00', ?1, :n, @m, $p, 1.5e-3, .5, 0x1F, 'it''s')",
+            "  UPDATE \"é\" SET a=a||'/*' WHERE `b` = ?  ",
+        ] {
+            assert_eq!(fingerprint(t), fingerprint_of_tokens(t), "{t:?}");
         }
     }
 

@@ -25,6 +25,8 @@ use std::rc::Rc;
 
 /// Distinct statement shapes tracked; statements of further shapes count as `(other)`.
 pub const MAX_FINGERPRINTS: usize = 100_000;
+/// What statements of further shapes count as.
+const OTHER: &str = "(other)";
 /// Top statements listed.
 pub const TOP: usize = 10;
 /// Statement texts whose reading ([`Reading`]) is kept, and the longest text kept: past that
@@ -66,12 +68,18 @@ struct Reading {
     shape: Rc<str>,
     verb: Rc<str>,
     step: TxnStep,
-    /// Where its shape is counted in [`Collector::shape_counts`].
+    /// Where its shape is counted in [`Collector::shape_counts`], and whether that is the
+    /// shape's own entry (not `(other)`).
     slot: usize,
+    own: bool,
 }
 
 #[derive(Default)]
 struct Shape {
+    /// The first word of its texts (empty for `(other)`).
+    verb: Rc<str>,
+    /// Its class once [`Collector::classes`] holds it (for a shape of its own).
+    class: Option<Class>,
     count: u64,
     total_ns: u64,
     example: String,
@@ -89,8 +97,10 @@ pub struct Collector {
     db: rusqlite::Connection,
     classes: HashMap<String, Class>,
     readings: HashMap<Box<str>, Reading>,
+    /// Where the fingerprint of the statement being read is made.
+    fingerprint: String,
     /// Each shape counted (or `(other)`), and where in `shape_counts`.
-    shapes: HashMap<String, usize>,
+    shapes: HashMap<Rc<str>, usize>,
     shape_counts: Vec<Shape>,
     mix: BTreeMap<String, u64>,
     rw: BTreeMap<&'static str, u64>,
@@ -193,6 +203,7 @@ impl Collector {
             db,
             classes: HashMap::default(),
             readings: HashMap::default(),
+            fingerprint: String::new(),
             shapes: HashMap::default(),
             shape_counts: Vec::new(),
             mix: BTreeMap::new(),
@@ -227,18 +238,38 @@ impl Collector {
         let _ = self.db.execute_batch(sql);
     }
 
+    /// What the statistics read of `sql`: remembered for the text (when it may come again: a
+    /// parameter, or no literal written in), else from its fingerprint, made in one reused
+    /// buffer and looked up by shape (the verb is the shape's: texts of one shape share their
+    /// first word).
     fn reading(&mut self, sql: &str) -> Reading {
         if let Some(r) = self.readings.get(sql) {
             return r.clone();
         }
-        let shape: Rc<str> = lexer::fingerprint(sql).into();
-        let r = Reading {
-            slot: self.slot(&shape),
-            shape,
-            verb: lexer::verb(sql).into(),
-            step: txn_step(sql),
+        let repeats = lexer::fingerprint_into(sql, &mut self.fingerprint);
+        let step = txn_step(sql);
+        let r = match self.shapes.get_key_value(self.fingerprint.as_str()) {
+            Some((shape, &slot)) => Reading {
+                shape: shape.clone(),
+                verb: self.shape_counts[slot].verb.clone(),
+                step,
+                slot,
+                own: true,
+            },
+            None => {
+                let shape: Rc<str> = self.fingerprint.as_str().into();
+                let verb: Rc<str> = lexer::verb(sql).into();
+                let (slot, own) = self.slot(&shape, &verb);
+                Reading {
+                    slot,
+                    own,
+                    shape,
+                    verb,
+                    step,
+                }
+            }
         };
-        if sql.len() <= READING_MAX_SQL {
+        if repeats && sql.len() <= READING_MAX_SQL {
             if self.readings.len() >= READINGS {
                 self.readings.clear();
             }
@@ -247,20 +278,25 @@ impl Collector {
         r
     }
 
-    /// Where statements of `shape` are counted: its own entry while there is room for one
-    /// more, else `(other)`.
-    fn slot(&mut self, shape: &str) -> usize {
-        let key = if self.shapes.contains_key(shape) || self.shapes.len() < MAX_FINGERPRINTS {
-            shape
+    /// Where statements of `shape` (not counted yet, first word `verb`) are counted: an entry
+    /// of its own while there is room for one more, else `(other)`; and whether it is its own.
+    fn slot(&mut self, shape: &Rc<str>, verb: &Rc<str>) -> (usize, bool) {
+        let own = self.shapes.len() < MAX_FINGERPRINTS;
+        let (key, verb) = if own {
+            (shape.clone(), verb.clone())
         } else {
-            "(other)"
+            // Not a fingerprint (those have no lower-case letter); its texts' verbs vary.
+            (Rc::from(OTHER), Rc::from(""))
         };
-        if let Some(at) = self.shapes.get(key) {
-            return *at;
+        if let Some(at) = self.shapes.get(&key) {
+            return (*at, own);
         }
-        self.shapes.insert(key.to_string(), self.shape_counts.len());
-        self.shape_counts.push(Shape::default());
-        self.shape_counts.len() - 1
+        self.shapes.insert(key, self.shape_counts.len());
+        self.shape_counts.push(Shape {
+            verb,
+            ..Shape::default()
+        });
+        (self.shape_counts.len() - 1, own)
     }
 
     fn class(&mut self, sql: &str, r: &Reading) -> Class {
@@ -268,6 +304,10 @@ impl Collector {
             return Class::Transaction;
         }
         let (shape, verb) = (&*r.shape, &*r.verb);
+        // The shape's entry holds its class from when `classes` does (no lookup by text).
+        if let Some(c) = self.shape_counts[r.slot].class.filter(|_| r.own) {
+            return c;
+        }
         if let Some(c) = self.classes.get(shape) {
             return *c;
         }
@@ -283,6 +323,9 @@ impl Collector {
         }
         if c != Class::Unknown && self.classes.len() < MAX_FINGERPRINTS {
             self.classes.insert(shape.to_string(), c);
+            if r.own {
+                self.shape_counts[r.slot].class = Some(c);
+            }
         }
         c
     }
@@ -411,7 +454,7 @@ impl Collector {
     /// The statistics so far; `source` and the line counts come from the caller.
     pub fn finish(self, source: BTreeMap<String, String>) -> Stats {
         let top = |by_time: bool| {
-            let mut v: Vec<(&String, &Shape)> = self
+            let mut v: Vec<(&Rc<str>, &Shape)> = self
                 .shapes
                 .iter()
                 .map(|(k, at)| (k, &self.shape_counts[*at]))
@@ -425,7 +468,7 @@ impl Collector {
             v.into_iter()
                 .take(TOP)
                 .map(|(k, s)| Top {
-                    fingerprint: k.clone(),
+                    fingerprint: k.to_string(),
                     count: s.count,
                     total_ns: s.total_ns,
                     example: s.example.clone(),

@@ -11,10 +11,25 @@
 //! an error message for every variant it tries before the one that fits; with a statement's
 //! text and its expanded form copied through that, a capture's line cost about 100 µs.
 
+use crate::limits::MAX_SQL_BYTES;
 use crate::workload::import::record::{ArgValue, BlobHex, Stamp, StatementRecord};
 
 /// The record of a capture's statement line, or `None`: read the line with serde_json.
 pub fn statement(line: &str) -> Option<StatementRecord> {
+    read(line, true)
+}
+
+/// [`statement`] as an import reads it: the expanded text of a statement with bound
+/// arguments is validated, measured and left out (`None`) rather than decoded, where nothing
+/// after the front end reads it — the conversion binds or writes in the arguments instead —
+/// and kept where something does: a NUL in it (the line is dropped for it), a size above the
+/// limit (likewise), or a first word that may be `CREATE`, `ALTER` or `DROP` (`--anonymize`
+/// learns a schema statement's literals from it).
+pub fn statement_bound(line: &str) -> Option<StatementRecord> {
+    read(line, false)
+}
+
+fn read(line: &str, expanded_always: bool) -> Option<StatementRecord> {
     let b = line.as_bytes();
     // Without control bytes in the line (a JSON line has none), a string ends at the next `"`
     // or `\`, which memchr finds many bytes at a time.
@@ -28,6 +43,8 @@ pub fn statement(line: &str) -> Option<StatementRecord> {
     p.lit(b"{\"statement\":{")?;
     let mut rec = StatementRecord::default();
     let (mut seen, mut t_ns, mut sql) = (0u16, false, false);
+    // The expanded text not decoded: where it starts, and whether it must be.
+    let mut skipped: Option<(usize, bool)> = None;
     if p.peek()? == b'}' {
         return None;
     }
@@ -58,7 +75,11 @@ pub fn statement(line: &str) -> Option<StatementRecord> {
                 rec.sql = p.string()?;
                 sql = true;
             }
-            Field::Expanded => rec.expanded = p.nullable(Parser::string)?,
+            Field::Expanded if expanded_always => rec.expanded = p.nullable(Parser::string)?,
+            Field::Expanded => {
+                let at = p.i;
+                skipped = p.nullable(Parser::skip)?.map(|needed| (at, needed));
+            }
             Field::Args => rec.args = p.nullable(Parser::args)?,
             Field::Rows => rec.rows = p.nullable(Parser::unsigned)?,
             Field::Status => rec.status = p.nullable(|p| i32::try_from(p.integer()?).ok())?,
@@ -70,7 +91,31 @@ pub fn statement(line: &str) -> Option<StatementRecord> {
         }
     }
     p.lit(b"}")?;
-    (p.i == p.b.len() && t_ns && sql).then_some(rec)
+    if p.i != p.b.len() || !t_ns || !sql {
+        return None;
+    }
+    if let Some((at, needed)) = skipped {
+        if needed || rec.args.as_ref().is_none_or(Vec::is_empty) {
+            p.i = at;
+            rec.expanded = Some(p.string()?);
+        }
+    }
+    Some(rec)
+}
+
+/// Whether `text` (a JSON string's bytes after its opening quote) may read, decoded, as a
+/// statement whose first word is `CREATE`, `ALTER` or `DROP`: unless it starts with a bare
+/// word ending before any escape that is none of them.
+fn may_be_ddl(text: &[u8]) -> bool {
+    use crate::workload::import::sql::lexer::is_word_byte;
+    if !text.first().is_some_and(u8::is_ascii_alphabetic) {
+        return true;
+    }
+    let n = text.iter().take_while(|&&c| is_word_byte(c)).count();
+    text.get(n) == Some(&b'\\')
+        || ["CREATE", "ALTER", "DROP"]
+            .iter()
+            .any(|k| text[..n].eq_ignore_ascii_case(k.as_bytes()))
 }
 
 /// The fields of [`StatementRecord`].
@@ -250,6 +295,29 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Past a string, validated as [`Parser::string`] reads it but not decoded; whether it
+    /// must be decoded after all (see [`statement_bound`]).
+    fn skip(&mut self) -> Option<bool> {
+        self.lit(b"\"")?;
+        let start = self.i;
+        let (mut len, mut nul) = (0usize, false);
+        loop {
+            let run = self.i;
+            self.plain();
+            len += self.i - run;
+            match self.next()? {
+                b'"' => break,
+                b'\\' => {
+                    let c = self.escape()?;
+                    len += c.len_utf8();
+                    nul |= c == '\0';
+                }
+                _ => return None,
+            }
+        }
+        Some(nul || len as u64 > MAX_SQL_BYTES || may_be_ddl(&self.b[start..]))
+    }
+
     /// Where the string being read ends (its closing `"`, else the line's end), from an
     /// escape or a control byte on.
     fn closing(&self) -> usize {
@@ -427,118 +495,4 @@ fn real(token: &str) -> Option<f64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::workload::import::LogRecord;
-
-    fn serde(line: &str) -> Option<StatementRecord> {
-        match serde_json::from_str::<LogRecord>(line) {
-            Ok(LogRecord::Statement(s)) => Some(s),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn a_capture_line_reads_as_serde_json_reads_it() {
-        let line = r#"{"statement":{"t_ns":1732000000000000000,"dur_ns":20000,"pid":31337,"tid":31338,"conn":"0x55d0","db":"/a/b.db","sql":"INSERT INTO t VALUES(?,?,?,?,?,?)","expanded":"INSERT INTO t VALUES(1,'it''s \"q\"\n\u00e9',2.5,NULL,X'00ff',-7)","args":[1,"it's \"q\"\n\u00e9 \/ \t",2.5,null,{"blob":"00ff"},-7,1e3,-0.5],"rows":1,"status":101}}"#;
-        let fast = statement(line).expect("read by the fast reader");
-        assert_eq!(Some(&fast), serde(line).as_ref());
-        assert_eq!(
-            fast.args.as_ref().unwrap()[1],
-            ArgValue::Text("it's \"q\"\né / \t".into())
-        );
-        assert_eq!(fast.args.as_ref().unwrap()[6], ArgValue::Real(1000.0));
-        let nulls = r#"{"statement":{"t_ns":0,"stamp":"end","dur_ns":null,"pid":null,"conn":null,"sql":"","args":[],"status":-3}}"#;
-        assert_eq!(statement(nulls), serde(nulls));
-        assert_eq!(statement(nulls).unwrap().status, Some(-3));
-    }
-
-    #[test]
-    fn a_control_byte_is_found_wherever_it_stands() {
-        for len in 0..100 {
-            let mut line = vec![b'a'; len];
-            assert!(!has_control(&line), "{len}");
-            for at in 0..len {
-                for c in [0u8, 0x1f, b'\n'] {
-                    line[at] = c;
-                    assert!(has_control(&line), "{len} {at}");
-                }
-                line[at] = if at % 2 == 0 { 0x20 } else { 0xff };
-                assert!(!has_control(&line), "{len} {at}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_real_reads_to_the_bits_serde_json_reads() {
-        for token in [
-            "0.1",
-            "-0.0",
-            "2.5",
-            "1e3",
-            "-0.5",
-            "1.5E-7",
-            "123456789.123456789",
-            "9.999e22",
-            "1e22",
-            "1e23",
-            "4.9e-324",
-            "0.30000000000000004",
-            "18446744073709551615.5",
-            "18446744073709551616.0",
-            "1.7976931348623157e308",
-            "1e-22",
-            "3.14159265358979e+2",
-            "0e5",
-            "01.5",
-            "1.",
-            ".5",
-            "1e",
-            "1e+",
-            "--1.0",
-            "1.5x",
-        ] {
-            let fast = real(token);
-            let serde = serde_json::from_str::<f64>(token).ok();
-            if let Some(f) = fast {
-                assert_eq!(Some(f.to_bits()), serde.map(f64::to_bits), "{token}");
-            }
-        }
-        assert_eq!(real("2.5"), Some(2.5));
-        assert_eq!(real("-0.0").map(f64::to_bits), Some((-0.0f64).to_bits()));
-        assert_eq!(real("1e23"), None);
-        assert_eq!(real("01.5"), None);
-    }
-
-    #[test]
-    fn every_other_shape_is_left_to_serde_json() {
-        // A control byte inside a string (serde_json refuses it), wherever it stands.
-        for at in [1, 7, 8, 9, 30] {
-            let text = format!("{}\t{}", "a".repeat(at), "b".repeat(40 - at));
-            let line = format!(r#"{{"statement":{{"t_ns":1,"sql":"{text}"}}}}"#);
-            assert_eq!(statement(&line), None, "{line}");
-            assert_eq!(serde(&line), None, "{line}");
-        }
-        for line in [
-            r#"{"statement": {"t_ns":1,"sql":"x"}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"x","sql":"y"}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"x","extra":1}}"#,
-            r#"{"statement":{"t_ns":01,"sql":"x"}}"#,
-            r#"{"statement":{"t_ns":1.0,"sql":"x"}}"#,
-            r#"{"statement":{"t_ns":18446744073709551616,"sql":"x"}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"\ud83d\ude00"}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"x","args":[-0]}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"x","args":[true]}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"x","args":[{"blob":"00","x":1}]}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"x","args":[9223372036854775808]}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"x","args":[-9223372036854775808]}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"x","pid":4294967296}}"#,
-            r#"{"statement":{"t_ns":1}}"#,
-            r#"{"statement":{"t_ns":1,"sql":"x"}} "#,
-            r#"{"statement":{}}"#,
-            r#"{"schema":{"type":"table","name":"t","sql":"CREATE TABLE t(a)"}}"#,
-        ] {
-            assert_eq!(statement(line), None, "{line}");
-        }
-    }
-}
+mod tests;
