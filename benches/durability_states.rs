@@ -1,13 +1,16 @@
 //! Crash states explored per minute by `durability` under a recorded power-loss model: a
-//! recording of TXNS transactions (LMDB `sync=full`, and SQLite WAL `synchronous=full`) is
-//! made once, then each crash state is rebuilt from it, written out and opened by the engine
+//! recording of TXNS transactions (each native engine of the build at its safest setting:
+//! LMDB `sync=full`, SQLite WAL `synchronous=full`, redb `durability=immediate`, and with
+//! their features RocksDB, LevelDB and BerkeleyDB `sync=on`) is made once, then each crash state is rebuilt from it, written out and opened by the engine
 //! in the configuration's checker process. The rate is the difference between a run of 1 crash point and a
 //! run of 1 + STATES, so the recording and the preparation are left out. One state at a time,
 //! so it is per core: shown both as wall-clock time and as the CPU time (user + system) of
 //! pocketbench and every process it started, which a machine busy with other work does not
 //! inflate.
 //!
-//! Run: `cargo bench --bench durability_states [-- TXNS STATES]` (defaults 10000 300).
+//! Run: `cargo bench --bench durability_states [-- TXNS STATES] [ENGINE…] [MODEL…]` (defaults
+//! 10000 300, every engine above, the models `strict` and `ext4-ordered`); engine and model
+//! names given choose among them.
 
 mod common;
 
@@ -54,21 +57,50 @@ fn timed(engine: &str, config: &[&str], model: &str, txns: u64, crashes: u64) ->
     (t.elapsed().as_secs_f64(), children_cpu() - cpu)
 }
 
+/// The first three fields of /proc/loadavg (the machine's load, which the CPU figures do not
+/// depend on and the wall-clock ones do); "unknown" where there is none.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or("unknown".into(), |s| {
+        s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    })
+}
+
 fn main() {
     let args: Vec<u64> = common::numbers();
     let txns = args.first().copied().unwrap_or(10_000);
     let states = args.get(1).copied().unwrap_or(300);
     println!("durability crash states: recordings of {txns} transactions, {states} states each");
+    println!("load average at the start: {}", load_average());
     println!(
         "{:<42}  {:>12}  {:>10}  {:>13}  {:>10}  {:>13}",
         "engine, configuration", "model", "wall s/st", "wall st/min", "CPU s/st", "CPU st/min"
     );
-    let cases: [(&str, &[&str]); 2] = [
+    let mut cases: Vec<(&str, &[&str])> = vec![
         ("lmdb", &["sync=full"]),
         ("sqlite", &["journal_mode=wal", "synchronous=full"]),
+        ("redb", &["durability=immediate"]),
     ];
-    for (engine, config) in cases {
-        for model in ["strict", "ext4-ordered"] {
+    if cfg!(feature = "rocksdb") {
+        cases.push(("rocksdb", &["sync=on"]));
+    }
+    if cfg!(feature = "leveldb") {
+        cases.push(("leveldb", &["sync=on"]));
+    }
+    if cfg!(feature = "berkeleydb") {
+        cases.push(("berkeleydb", &["sync=on"]));
+    }
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    let chosen = |name: &str, among: &[&str]| {
+        let named: Vec<&String> = words
+            .iter()
+            .filter(|w| among.contains(&w.as_str()))
+            .collect();
+        named.is_empty() || named.iter().any(|w| *w == name)
+    };
+    let engines: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let models = ["strict", "ext4-ordered"];
+    for (engine, config) in cases.iter().filter(|c| chosen(c.0, &engines)) {
+        for model in models.into_iter().filter(|m| chosen(m, &models)) {
             let base = timed(engine, config, model, txns, 1);
             let all = timed(engine, config, model, txns, 1 + states);
             let wall = (all.0 - base.0).max(1e-9) / states as f64;
@@ -84,4 +116,5 @@ fn main() {
             );
         }
     }
+    println!("load average at the end: {}", load_average());
 }

@@ -362,8 +362,9 @@ pub(crate) fn check(opened: Result<Box<dyn Engine>>, r: &mut PointResult, plan: 
 fn read_back(e: &mut dyn Engine, upto: u64, problem: &mut Option<String>) -> ByTxn {
     let mut rows = ByTxn::new();
     let mut key = Vec::new();
+    let model = model();
     for txn in 0..=upto {
-        model().key_text(txn, &mut key);
+        model.key_text(txn, &mut key);
         let read = e.execute(&Request {
             op: &Op::Read { key: txn },
             key: &key,

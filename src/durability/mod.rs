@@ -35,9 +35,22 @@ pub const PRELOAD: u64 = 64;
 
 /// Deterministic payload of one row, so a torn page that still parses is caught.
 pub fn payload(txn: u64, part: u64) -> Vec<u8> {
-    let mut rng = Rng::new(txn.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ part);
-    let len = 96 + (rng.below(160) as usize);
+    let (len, mut rng) = payload_stream(txn, part);
     (0..len).map(|_| rng.below(256) as u8).collect()
+}
+
+/// Whether `data` is the payload of `(txn, part)` ([`payload`]), compared as it is generated
+/// (the checks compare every row read back; building each payload first cost a third of a
+/// check).
+pub fn is_payload(txn: u64, part: u64, data: &[u8]) -> bool {
+    let (len, mut rng) = payload_stream(txn, part);
+    data.len() == len && data.iter().all(|&b| b == rng.below(256) as u8)
+}
+
+/// A payload's length and the generator of its bytes.
+fn payload_stream(txn: u64, part: u64) -> (usize, Rng) {
+    let mut rng = Rng::new(txn.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ part);
+    (96 + (rng.below(160) as usize), rng)
 }
 
 /// Each transaction's rows found after recovery: (part, payload).

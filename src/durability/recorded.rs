@@ -238,7 +238,8 @@ impl Subject for Config {
         let before = (point.max(1) - 1) as usize;
         let space = b.space(before);
         let choice = space.choice(&b.rec, state, plan.states, plan.seed);
-        let (image, fates) = b.state(&space, &choice);
+        let target = dir.join("state");
+        let fates = b.write_state(&space, &choice, &target)?;
         let acknowledged = b.rec.acknowledged(before);
         let mut r = PointResult {
             point,
@@ -267,11 +268,9 @@ impl Subject for Config {
         }
         if let (Some(d), Some(_)) = (&plan.replay_dir, plan.replay) {
             crate::output::folder::check(d, "--replay-dir")?;
-            image.write_out(d)?;
+            b.state(&space, &choice).0.write_out(d)?;
             crate::output::folder::mark(d)?;
         }
-        let target = dir.join("state");
-        image.write_out(&target)?;
         let found = self.check_in_child(dir, &target, plan, acknowledged)?;
         if self.inner.trace.is_some() {
             r.in_flight = found.in_flight;

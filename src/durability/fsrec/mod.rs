@@ -25,6 +25,7 @@
 //! number is a new file), an open names the file at that path.
 
 pub mod model;
+pub mod out;
 pub mod state;
 
 use crate::error::{Error, Result};

@@ -1,7 +1,8 @@
 //! Hand-worked crash states on tiny recordings: what each persistence model keeps of an
 //! unsynced rename, an unlink without a directory sync, a torn write, a rename over an
-//! existing file (ext4's auto_da_alloc), and that the recorder's log reads back as the calls
-//! it holds.
+//! existing file (ext4's auto_da_alloc), that the recorder's log reads back as the calls
+//! it holds, and that a state written over the previous one's directory (what the checks
+//! do) is the state written from nothing.
 
 use super::model::{Choice, Fate, Model};
 use super::state::{Builder, Image};
@@ -213,4 +214,131 @@ fn the_recorders_log_reads_back_as_the_calls() {
         e.to_string().contains("rec.log: recording damaged at byte"),
         "{e}"
     );
+}
+
+/// A directory's entries by relative name: a file's bytes, `None` for a subdirectory.
+fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Option<Vec<u8>>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![String::new()];
+    while let Some(rel) = stack.pop() {
+        for e in std::fs::read_dir(dir.join(&rel)).unwrap() {
+            let e = e.unwrap();
+            let name = format!("{rel}{}", e.file_name().to_str().unwrap());
+            let t = e.file_type().unwrap();
+            assert!(
+                t.is_dir() || t.is_file(),
+                "{name} is neither a file nor a directory"
+            );
+            if t.is_dir() {
+                stack.push(format!("{name}/"));
+                out.insert(name, None);
+            } else {
+                out.insert(name, Some(std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// What an engine's recovery might leave in the state's directory: a file of its own, a
+/// directory, a hard link and a symbolic link to the database, the database grown.
+fn litter(dir: &std::path::Path) {
+    use std::io::Write;
+    std::fs::write(dir.join("LOCK"), b"lock").unwrap();
+    std::fs::create_dir_all(dir.join("tmp.d")).unwrap();
+    std::fs::write(dir.join("tmp.d/f"), b"f").unwrap();
+    if dir.join("db").exists() {
+        let _ = std::fs::hard_link(dir.join("db"), dir.join("db.link"));
+        let _ = std::os::unix::fs::symlink(dir.join("db"), dir.join("db.sym"));
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join("db"))
+            .unwrap();
+        f.write_all(b"recovered").unwrap();
+    }
+}
+
+#[test]
+fn a_state_written_over_the_previous_one_is_the_state_written_from_nothing() {
+    let mut r = Recording::new(
+        vec![
+            ("db".into(), b"0123456789".to_vec()),
+            ("old".into(), b"gone".to_vec()),
+            ("sub/x".into(), b"x0".to_vec()),
+        ],
+        vec!["sub".into()],
+    );
+    // Never synced: every later call is after the prefix, and the 40 synced one-byte writes
+    // to sub/x are more than a file takes one call at a time.
+    r.write(1, 0, b"unsynced");
+    for n in 0..40u8 {
+        r.write(2, 2 + u64::from(n), &[n]);
+    }
+    r.sync(2);
+    r.write(0, 4, b"ABCDEFGHIJKL");
+    r.sync(0);
+    r.truncate(0, 8);
+    r.write(0, 20, b"Z");
+    r.sync(0);
+    let new = r.create("new");
+    r.write(new, 0, b"fresh");
+    r.sync(new);
+    r.dir_sync("");
+    r.ack(1);
+    r.unlink("old");
+    r.link("db", "db2");
+    r.rename("sub/x", "sub/y");
+    r.write(2, 0, &[0xCC; 700]);
+    r.write(0, 0, &[0xDD; 1500]);
+    r.ack(2);
+    let scratch = tempfile::tempdir().unwrap();
+    let (reused, fresh) = (scratch.path().join("state"), scratch.path().join("fresh"));
+    let mut compared = 0;
+    for m in [
+        Model::Strict,
+        Model::Ext4Ordered,
+        Model::F2fsPosix,
+        Model::F2fsStrict,
+    ] {
+        let mut b = Builder::new(r.clone(), m);
+        for point in 0..=r.ops.len() {
+            let space = b.space(point);
+            for v in 0..space.states(8) {
+                let choice = space.choice(&b.rec, v, 8, 1);
+                let (image, want) = b.state(&space, &choice);
+                image.write_out(&fresh).unwrap();
+                let fates = b.write_state(&space, &choice, &reused).unwrap();
+                assert_eq!(fates, want);
+                assert_eq!(tree(&reused), tree(&fresh), "{m:?} at {point}, state {v}");
+                litter(&reused);
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 4 * (r.ops.len() + 1), "{compared}");
+    // Worked by hand, strict after every call: sub/x's synced bytes, the synced truncate and
+    // the write past its end (a hole of zeros), the new file with its directory synced; the unlink, link and rename
+    // without a directory sync lost, and so are the unsynced writes.
+    let mut b = Builder::new(r.clone(), Model::Strict);
+    let space = b.space(r.ops.len());
+    let choice = space.choice(&b.rec, 0, 8, 1);
+    litter(&reused);
+    b.write_state(&space, &choice, &reused).unwrap();
+    let mut db = b"0123ABCD".to_vec();
+    db.extend([0; 12]);
+    db.push(b'Z');
+    let want: std::collections::BTreeMap<String, Option<Vec<u8>>> = [
+        ("db", Some(db)),
+        ("new", Some(b"fresh".to_vec())),
+        ("old", Some(b"gone".to_vec())),
+        ("sub", None),
+        (
+            "sub/x",
+            Some([&b"x0"[..], &(0..40).collect::<Vec<u8>>()].concat()),
+        ),
+    ]
+    .into_iter()
+    .map(|(n, c)| (n.to_string(), c))
+    .collect();
+    assert_eq!(tree(&reused), want);
 }
