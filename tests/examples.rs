@@ -23,6 +23,8 @@
 mod common;
 #[path = "examples/markdown.rs"]
 mod markdown;
+#[path = "examples/marks.rs"]
+mod marks;
 #[path = "examples/matching.rs"]
 mod matching;
 #[path = "examples/scratch.rs"]
@@ -30,8 +32,8 @@ mod scratch;
 #[path = "examples/stopped.rs"]
 mod stopped;
 
+use marks::{marks, Marked};
 use scratch::{not_ignored, Scratch};
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use stopped::Running;
@@ -67,162 +69,8 @@ impl Shown {
     }
 }
 
-/// How the runner treats the example `example` (tests/examples.toml): one kind of mark.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Mark {
-    example: String,
-    /// Not run: needs what a CI machine lacks (a phone's or board's own shell, a power
-    /// meter's file, the lab's hosts); why.
-    hardware: Option<String>,
-    /// Not run: builds the tool itself or for a phone (the suite's own build is this step, or
-    /// needs a cross toolchain); why.
-    builds: Option<String>,
-    /// Not run: names a placeholder only another command's output fills; why.
-    placeholder: Option<String>,
-    /// Run with a time cap: it runs until stopped (tests/examples/stopped.rs); why, and how
-    /// the docs stop it.
-    until_stopped: Option<String>,
-    /// (until_stopped) Text its output (or `watch`) shows once it is ready.
-    pub ready: Option<String>,
-    /// (until_stopped) The file the example itself writes its output to.
-    pub watch: Option<String>,
-    /// (until_stopped) The example of the document before which it is stopped (default: the
-    /// end of the document).
-    pub stop_before: Option<String>,
-    /// (until_stopped) Text its output (or `watch`) must show before it is stopped.
-    pub stop_when: Option<String>,
-    /// (until_stopped) How the docs stop it: "INT" (Ctrl-C, the default) or "TERM" (`kill`).
-    pub signal: Option<String>,
-    /// (until_stopped) The address it listens on (held while it runs).
-    pub listens: Option<String>,
-    /// The exit status the docs mean (default 0): the example shows a refusal.
-    status: Option<i32>,
-    /// (status) The cargo feature whose absence the refusal shows: a build with it does not
-    /// run the example.
-    without_feature: Option<String>,
-    /// Runs as written in a build with this cargo feature (scripts/test.sh builds every
-    /// engine); a build without it does not run the example.
-    with_feature: Option<String>,
-}
-
-/// Whether this build has the cargo feature `name` (those a refusal in the docs names).
-fn built_with(name: &str) -> bool {
-    match name {
-        "rocksdb" => cfg!(feature = "rocksdb"),
-        "leveldb" => cfg!(feature = "leveldb"),
-        "berkeleydb" => cfg!(feature = "berkeleydb"),
-        other => {
-            panic!("tests/examples.toml: without_feature {other:?}: not a feature this test knows")
-        }
-    }
-}
-
-impl Mark {
-    /// Why it is not run, with its kind.
-    fn not_run(&self) -> Option<(&'static str, &str)> {
-        (self.hardware.as_deref().map(|w| ("hardware", w)))
-            .or(self.builds.as_deref().map(|w| ("builds", w)))
-            .or(self.placeholder.as_deref().map(|w| ("placeholder", w)))
-            .or(self
-                .without_feature
-                .as_deref()
-                .filter(|f| built_with(f))
-                .map(|_| ("refusal", "a build with the feature whose absence it shows")))
-            .or(self
-                .with_feature
-                .as_deref()
-                .filter(|f| !built_with(f))
-                .map(|_| {
-                    (
-                        "feature",
-                        "needs a build with the feature (scripts/test.sh builds every engine)",
-                    )
-                }))
-    }
-
-    /// Its kind, for the counts.
-    fn kind(&self) -> &'static str {
-        match (self.not_run(), &self.until_stopped, self.status) {
-            (_, _, Some(_)) => "refusal",
-            _ if self.with_feature.is_some() => "feature",
-            (Some((k, _)), _, _) => k,
-            (None, Some(_), _) => "until stopped",
-            _ => "none",
-        }
-    }
-}
-
-/// Output shown that is not matched (tests/examples.toml): the shown lines starting `shows`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OutputMark {
-    shows: String,
-    /// Why what the example prints here cannot be what the document shows.
-    illustrative: String,
-}
-
-#[derive(Deserialize)]
-struct Marks {
-    mark: Vec<Mark>,
-    #[serde(default)]
-    output: Vec<OutputMark>,
-}
-
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The marks of tests/examples.toml: by command, and the illustrative outputs by first line.
-struct Marked {
-    by: BTreeMap<String, Mark>,
-    output: BTreeMap<String, String>,
-}
-
-fn marks() -> Marked {
-    let text = std::fs::read_to_string(root().join("tests/examples.toml")).unwrap();
-    let marks: Marks = toml::from_str(&text).unwrap_or_else(|e| panic!("tests/examples.toml: {e}"));
-    let mut by = BTreeMap::new();
-    for m in marks.mark {
-        let key = m.example.clone();
-        let kinds = [
-            m.hardware.is_some(),
-            m.builds.is_some(),
-            m.placeholder.is_some(),
-            m.until_stopped.is_some(),
-            m.status.is_some(),
-            m.with_feature.is_some(),
-        ];
-        let stopping = [
-            &m.ready,
-            &m.watch,
-            &m.stop_before,
-            &m.stop_when,
-            &m.signal,
-            &m.listens,
-        ];
-        assert!(
-            kinds.iter().filter(|k| **k).count() == 1
-                && (m.until_stopped.is_some() || stopping.iter().all(|f| f.is_none()))
-                && (m.status.is_some() || m.without_feature.is_none()),
-            "tests/examples.toml: {key}: a mark is one of hardware, builds, placeholder, \
-             until_stopped (with its ready, watch, stop_before, stop_when, signal, listens) or \
-             status (with its without_feature) or with_feature"
-        );
-        assert!(
-            by.insert(key.clone(), m).is_none(),
-            "tests/examples.toml: {key} marked twice"
-        );
-    }
-    let mut output = BTreeMap::new();
-    for o in marks.output {
-        let key = o.shows.trim().to_string();
-        assert!(
-            output.insert(key.clone(), o.illustrative).is_none(),
-            "tests/examples.toml: output {key:?} marked twice"
-        );
-    }
-    Marked { by, output }
 }
 
 /// The examples of a Markdown file and the problems of its blocks (tests/examples/markdown.rs).
@@ -415,6 +263,13 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
             }
             continue;
         }
+        if let Some(missing) = mark.and_then(|m| m.missing()) {
+            t.failed.push(format!(
+                "{}: {}: needs {missing}, which scripts/test.sh builds before this test (POCKETBENCH_REQUIRE_BUILDS is set)",
+                e.at, e.command
+            ));
+            continue;
+        }
         if let Some(m) = mark.filter(|m| m.until_stopped.is_some()) {
             let started = Running::start(
                 &e.at,
@@ -437,7 +292,9 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
         let want = mark.and_then(|m| m.status).unwrap_or(0);
         let command = &e.command;
         let t0 = std::time::Instant::now();
-        let (code, err, stdout, stderr) = scratch.sh(command);
+        // A checkout example runs where a user runs it: in the checkout's root.
+        let in_checkout = mark.is_some_and(|m| m.checkout.is_some());
+        let (code, err, stdout, stderr) = scratch.sh_in(in_checkout.then(root).as_deref(), command);
         let secs = t0.elapsed().as_secs();
         if secs >= 10 {
             eprintln!("{}: {command}: {secs} s", e.at);
@@ -466,6 +323,11 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
 
 #[test]
 fn every_documented_example_runs_as_written() {
+    // scripts/test.sh runs this test on its own, after the builds its checkout examples need.
+    if std::env::var_os("POCKETBENCH_SKIP_EXAMPLES").is_some_and(|v| !v.is_empty()) {
+        eprintln!("POCKETBENCH_SKIP_EXAMPLES is set: the examples run in a later step");
+        return;
+    }
     let marks = marks();
     // POCKETBENCH_EXAMPLES=TEXT[,TEXT…] runs only the sources whose name contains a TEXT
     // (`README`, `docs/flash.md`, `--help`): for trying a document's examples while writing it.

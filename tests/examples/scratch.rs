@@ -47,17 +47,20 @@ impl Scratch {
         Scratch { devices, bin }
     }
 
-    /// Run `script` with sh in the scratch directory, in quick mode (`POCKETBENCH_QUICK`: the
+    /// Run `script` with sh in `dir` (the scratch directory when `None`), in quick mode (`POCKETBENCH_QUICK`: the
     /// commands shorten themselves and say so), in a process group of its own whose leftovers
     /// (a `… &` job of the example) are killed when the shell ends; (exit status, stderr's
     /// tail, stdout, stderr).
-    pub fn sh(&self, script: &str) -> (i32, String, String, String) {
+    pub fn sh_in(&self, dir: Option<&Path>, script: &str) -> (i32, String, String, String) {
         // Files, not pipes: a background job that keeps the shell's output open must not keep
         // the runner waiting for the end of that output.
         let out_file = tempfile::tempfile().unwrap();
         let err_file = tempfile::tempfile().unwrap();
-        let mut child = self
-            .shell(&["timeout", "600", "sh", "-c", script])
+        let mut shell = self.shell(&["timeout", "600", "sh", "-c", script]);
+        if let Some(d) = dir {
+            shell.current_dir(d);
+        }
+        let mut child = shell
             .stdout(out_file.try_clone().unwrap())
             .stderr(err_file.try_clone().unwrap())
             .spawn()
@@ -120,6 +123,10 @@ impl Scratch {
             .env("PATH", path)
             .env("HOME", self.devices.path("home"))
             .env("FAKE_DEVICE_ROOT", self.devices.root.path())
+            // HOME is the scratch's own; cargo and rustup stay the user's (the checkout examples
+            // build with them).
+            .env("CARGO_HOME", tool_home("CARGO_HOME", ".cargo"))
+            .env("RUSTUP_HOME", tool_home("RUSTUP_HOME", ".rustup"))
             .env("CI", "true")
             .env("POCKETBENCH_QUICK", "1")
             // As in the checkout: the JVM driver that scripts/test.sh builds with Maven.
@@ -138,6 +145,13 @@ impl Scratch {
             .process_group(0);
         c
     }
+}
+
+/// Where the toolchain keeps its state: `var` when set, else `~/dir` of the real home.
+fn tool_home(var: &str, dir: &str) -> PathBuf {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(dir))
 }
 
 /// What the examples left in the scratch directory that the checkout's .gitignore would not

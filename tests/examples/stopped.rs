@@ -8,7 +8,7 @@
 //! address waits for it, so the two workers never race for a port; a program outside the test
 //! holding the address makes the example end before it is ready, which fails saying so.
 
-use super::Mark;
+use super::marks::Mark;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Child;
