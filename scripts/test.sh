@@ -103,10 +103,13 @@ cargo clippy --all-targets --all-features --locked -- -D warnings
 # tests are all among them (a second pass without the optional features would build and link
 # every test binary again for no test of its own; clippy above compiles both, and the release
 # build at the end is the default one).
-# The documented examples (tests/examples.rs) run later, on their own: some run in the checkout
-# what the background builds make (`cargo build --release`, the ARM binaries under qemu).
-say "unit and integration tests (the full build, every engine: --features full,all-engines), the examples after the builds"
-POCKETBENCH_SKIP_EXAMPLES=1 cargo test --locked --features full,all-engines
+# The documented examples that run in the checkout what the background builds make (`cargo
+# build --release`, the ARM binaries under qemu) run once those builds are done, below; the
+# others run here (tests/examples.rs: POCKETBENCH_EXAMPLES_PASS).
+say "unit and integration tests (the full build, every engine: --features full,all-engines)"
+rm -f target/examples-timing.log
+POCKETBENCH_EXAMPLES_PASS=scratch cargo test --locked --features full,all-engines
+cat target/examples-timing.log 2>/dev/null || true
 
 say "the static ARM binaries, the release build and the fuzz targets (built meanwhile)"
 if ! wait "$device_pid"; then
@@ -118,8 +121,9 @@ grep -v '^ *Compiling ' target/device-build.log
 export POCKETBENCH_REQUIRE_QEMU=1
 cargo test --locked --features full,all-engines --test device an_arm_phone_runs_the_aarch64_binary_under_qemu
 
-say "every documented example, as written (tests/examples.rs), with the builds it runs in the checkout"
-POCKETBENCH_REQUIRE_BUILDS=1 cargo test --locked --features full,all-engines --test examples
+say "the documented examples that build or run the checkout's builds, as written (tests/examples.rs)"
+POCKETBENCH_EXAMPLES_PASS=checkout POCKETBENCH_REQUIRE_BUILDS=1 \
+    cargo test --locked --features full,all-engines --test examples every_documented_example_runs_as_written -- --nocapture
 
 say "fuzz every input parser briefly (scripts/fuzz.sh; longer runs: scripts/fuzz.sh 600)"
 if cargo +nightly --version >/dev/null 2>&1; then

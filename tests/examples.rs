@@ -158,6 +158,24 @@ fn sources() -> (Vec<(String, Vec<Example>)>, Vec<String>) {
     (out, problems)
 }
 
+/// Which examples this run takes (POCKETBENCH_EXAMPLES_PASS): `scratch`, every example but
+/// the checkout ones; `checkout`, only those (scripts/test.sh runs them once the builds they
+/// need are done); unset, all.
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    Scratch,
+    Checkout,
+}
+
+fn pass() -> Option<Pass> {
+    match std::env::var("POCKETBENCH_EXAMPLES_PASS").as_deref() {
+        Ok("scratch") => Some(Pass::Scratch),
+        Ok("checkout") => Some(Pass::Checkout),
+        Ok("") | Err(_) => None,
+        Ok(other) => panic!("POCKETBENCH_EXAMPLES_PASS={other:?}: expected scratch or checkout"),
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     run: usize,
@@ -233,6 +251,7 @@ fn stop(running: &mut Vec<Running>, before: Option<&str>, t: &mut Tally) {
 }
 
 fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally) {
+    let started = std::time::Instant::now();
     let scratch = Scratch::new();
     let mut running: Vec<Running> = Vec::new();
     for e in examples {
@@ -251,6 +270,10 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
         }
         stop(&mut running, Some(&e.command), t);
         let mark = marks.by.get(&e.command);
+        let in_checkout = mark.is_some_and(|m| m.checkout.is_some());
+        if pass().is_some_and(|p| (p == Pass::Checkout) != in_checkout) {
+            continue; // the other pass runs it
+        }
         if let Some((kind, why)) = mark.and_then(|m| m.not_run()) {
             t.skipped
                 .push(format!("{}: {}  — {kind}: {why}", e.at, e.command));
@@ -293,7 +316,6 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
         let command = &e.command;
         let t0 = std::time::Instant::now();
         // A checkout example runs where a user runs it: in the checkout's root.
-        let in_checkout = mark.is_some_and(|m| m.checkout.is_some());
         let (code, err, stdout, stderr) = scratch.sh_in(in_checkout.then(root).as_deref(), command);
         let secs = t0.elapsed().as_secs();
         if secs >= 10 {
@@ -313,6 +335,21 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
         }
     }
     stop(&mut running, None, t);
+    let took = format!(
+        "{source}: {} examples in {} s\n",
+        examples.len(),
+        started.elapsed().as_secs()
+    );
+    eprint!("{took}");
+    // Also where scripts/test.sh shows it (the test's own output is captured there).
+    let log = root().join("target/examples-timing.log");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(log)
+    {
+        let _ = std::io::Write::write_all(&mut f, took.as_bytes());
+    }
     let left = not_ignored(&scratch);
     if !left.is_empty() {
         t.failed.push(format!(
@@ -323,11 +360,6 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
 
 #[test]
 fn every_documented_example_runs_as_written() {
-    // scripts/test.sh runs this test on its own, after the builds its checkout examples need.
-    if std::env::var_os("POCKETBENCH_SKIP_EXAMPLES").is_some_and(|v| !v.is_empty()) {
-        eprintln!("POCKETBENCH_SKIP_EXAMPLES is set: the examples run in a later step");
-        return;
-    }
     let marks = marks();
     // POCKETBENCH_EXAMPLES=TEXT[,TEXT…] runs only the sources whose name contains a TEXT
     // (`README`, `docs/flash.md`, `--help`): for trying a document's examples while writing it.

@@ -143,6 +143,17 @@ impl Scratch {
             .env_remove("POCKETBENCH_SYSFS_ROOT")
             .stdin(Stdio::null())
             .process_group(0);
+        // As a terminal's job: Ctrl-C and Ctrl-\ at their defaults, even when this test was
+        // started where they are ignored (a background job of a script, which `serve` and
+        // the shells inherit, so the docs' Ctrl-C would not stop them).
+        // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+        unsafe {
+            c.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         c
     }
 }
