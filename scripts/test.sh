@@ -74,8 +74,8 @@ echo "$POCKETBENCH_TEST_POSTGRES"
 # The device builds end in a long single-threaded link-time optimisation, and the tests spend
 # much of their time in real sleeps and waits, so the builds the end of this script needs (the
 # static ARM binaries, the release build, the fuzz targets) run beside the lint and the tests
-# below, in a process group of their own (stopped whole if this script stops early); the one
-# test that runs the aarch64 binary runs after them.
+# below, in a process group of their own (stopped whole if this script stops early); the test
+# that runs the aarch64 binary and the documented examples that run these builds come after.
 background_builds() {
     scripts/build-device.sh all
     cargo build --release --locked

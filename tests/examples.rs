@@ -252,6 +252,7 @@ fn stop(running: &mut Vec<Running>, before: Option<&str>, t: &mut Tally) {
 
 fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally) {
     let started = std::time::Instant::now();
+    let pass = pass();
     let scratch = Scratch::new();
     let mut running: Vec<Running> = Vec::new();
     for e in examples {
@@ -271,7 +272,7 @@ fn run_source(source: &str, examples: &[Example], marks: &Marked, t: &mut Tally)
         stop(&mut running, Some(&e.command), t);
         let mark = marks.by.get(&e.command);
         let in_checkout = mark.is_some_and(|m| m.checkout.is_some());
-        if pass().is_some_and(|p| (p == Pass::Checkout) != in_checkout) {
+        if pass.is_some_and(|p| (p == Pass::Checkout) != in_checkout) {
             continue; // the other pass runs it
         }
         if let Some((kind, why)) = mark.and_then(|m| m.not_run()) {

@@ -131,7 +131,7 @@ pub fn write(advice: &Advice, trace: &Path, engine: &str, dir: &Path) -> Result<
     for (cell, row) in &cells {
         let out = dir.join(&cell.trace);
         if out.exists() {
-            continue;
+            continue; // baseline.pbt, shared by the candidates that only change settings
         }
         // Both write beside the file and rename it into place.
         match row {

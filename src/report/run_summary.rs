@@ -296,10 +296,11 @@ fn footer(o: &mut String, s: &RunSummary, store: Option<&str>) {
             Some(p) => format!("median {p:.0} ns, mean {mean:.0} ns"),
             None => format!("{mean:.0} ns/op"),
         };
-        let between = match (ov.between_ns_p50, ov.between_ns_mean) {
-            (Some(p), Some(m)) => format!(", between operations {}", pair(Some(p), m)),
-            _ => String::new(),
-        };
+        let between = ov
+            .between_ns_p50
+            .zip(ov.between_ns_mean)
+            .map(|(p, m)| format!(", between operations {}", pair(Some(p), m)))
+            .unwrap_or_default();
         let _ = writeln!(
             o,
             "\noverhead   null engine, same {} operations, no delays: inside the timed window {}{between}; whole loop {:.0} ns/op",

@@ -31,7 +31,9 @@ pub struct Overhead {
 }
 
 /// The overhead pass's samples, one at a time, in replay order: what [`Overhead`] reports
-/// (native and JVM replays alike).
+/// (native and JVM replays alike). In the native pass it is the sink, so its two histogram
+/// records per sample (a few nanoseconds) are part of the loop it measures, as a real run's
+/// spool write is part of that run's.
 #[derive(Default)]
 pub struct Accumulate {
     latency: LatencyHistogram,

@@ -101,14 +101,13 @@ pub fn nothing_read(path: &Path, fe: &FrontEnd, counts: &LineCounts) -> Error {
 /// the limit (`MAX_DUR_NS`, a corrupt line).
 fn unusable(r: &LogRecord) -> Option<&'static str> {
     let has_nul = |s: &str| memchr::memchr(0, s.as_bytes()).is_some();
-    let nul = match r {
-        LogRecord::Statement(s) => has_nul(&s.sql) || s.expanded.as_deref().is_some_and(has_nul),
-        LogRecord::Schema(s) => has_nul(&s.sql),
-    };
-    if nul {
-        return Some("SQL statement contains a NUL byte");
-    }
     match r {
+        LogRecord::Statement(s)
+            if has_nul(&s.sql) || s.expanded.as_deref().is_some_and(has_nul) =>
+        {
+            Some("SQL statement contains a NUL byte")
+        }
+        LogRecord::Schema(s) if has_nul(&s.sql) => Some("SQL statement contains a NUL byte"),
         LogRecord::Statement(s) if s.dur_ns.is_some_and(|d| d > MAX_DUR_NS) => {
             Some("statement duration over 24 hours")
         }
