@@ -37,6 +37,9 @@ pub const SUITE: &str = "advise";
 pub const LEVEL: f64 = 0.95;
 /// Repeats per side at most (docs/limits.md).
 pub const MAX_REPEATS: usize = 100;
+/// The fewest rounds the budget may cut the candidates' measurement to before it leaves
+/// candidates out (fewer when `--repeats` asks for fewer).
+pub const MIN_ROUNDS: usize = 3;
 /// `--try` candidates at most.
 pub const MAX_TRIES: usize = 50;
 
@@ -171,6 +174,9 @@ pub struct Advice {
     pub statements: u64,
     pub shapes: usize,
     pub repeats: usize,
+    /// The rounds the candidates were measured in: `repeats`, or fewer (down to
+    /// [`MIN_ROUNDS`]) when the budget did not cover them all.
+    pub rounds: usize,
     pub level: f64,
     pub budget_ns: u64,
     pub elapsed_ns: u64,
@@ -339,14 +345,32 @@ pub fn advise(req: &Request) -> Result<Advice> {
     let names: Vec<String> = measurable.iter().map(|m| m.0.change.clone()).collect();
     if !entries.is_empty() {
         say(&format!(
-            "measuring {} candidate(s) against the baseline, {repeats} round(s) of one replay each",
-            entries.len()
+            "measuring {} candidate(s) against the baseline, {repeats} round(s) of one replay each (at least {} if the budget needs fewer)",
+            entries.len(),
+            MIN_ROUNDS.min(repeats)
         ));
     }
     let writes = shapes.writes();
-    let (baseline_all, outcomes) = rounds::measure(
+    // Every candidate in fewer rounds before any is left out; when two or more are measured,
+    // replays are kept for measuring the winners together.
+    let min_rounds = MIN_ROUNDS.min(repeats);
+    let reserve = if entries.len() > 1 {
+        2 * min_rounds as u64
+    } else {
+        0
+    };
+    let schedule = rounds::Schedule {
+        rounds: repeats,
+        min_rounds,
+        reserve,
+    };
+    let rounds::Measured {
+        baseline: baseline_all,
+        outcomes,
+        rounds: rounds_made,
+    } = rounds::measure(
         entries.len(),
-        repeats,
+        schedule,
         first.wall_ns,
         |more| clock.fits(more),
         |who| match who {
@@ -373,7 +397,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
             }
             rounds::Outcome::Unmeasured { replays } => {
                 let why = format!(
-                    "the budget ({}) did not cover its {repeats} replays ({replays} made)",
+                    "the budget ({}) did not cover its {min_rounds} replays ({replays} made)",
                     crate::output::units::format_duration(req.budget_ns),
                 );
                 row(c, Verdict::NotMeasured(why), Some(quick))
@@ -384,10 +408,12 @@ pub fn advise(req: &Request) -> Result<Advice> {
         }
         rows.push(r);
     }
-    // The batching's durability cost, with what the rounds left of the budget.
+    // The batching's durability cost, with what the rounds left of the budget (less the
+    // replays kept for the winners together).
     let replay_ns = first.wall_ns;
+    let kept_ns = replay_ns.saturating_mul(reserve);
     if let Some((at, trace)) = batched.filter(|_| req.durability) {
-        if clock.fits(replay_ns.saturating_mul(2)) {
+        if clock.fits(replay_ns.saturating_mul(2).saturating_add(kept_ns)) {
             say("simulating power losses in the batched trace and the app's own");
             rows[at].durability = Some(batching::durability_cost(
                 &view,
@@ -395,7 +421,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
                 &req.trace,
                 &base_options,
                 work.path(),
-                &|more| clock.fits(more),
+                &|more| clock.fits(more.saturating_add(kept_ns)),
             )?);
         } else {
             notes.push(
@@ -424,10 +450,14 @@ pub fn advise(req: &Request) -> Result<Advice> {
         let options = c.variant.options_over(&base_options);
         let run_shapes = shapes::read(&trace, &mut shapes, false)?.run_shapes;
         let writes = shapes.writes();
-        say(&format!("measuring ({repeats} rounds): {}", c.change));
+        say(&format!("measuring (up to {repeats} rounds): {}", c.change));
         let outcome = rounds::measure(
             1,
-            repeats,
+            rounds::Schedule {
+                rounds: repeats,
+                min_rounds,
+                reserve: 0,
+            },
             replay_ns,
             |more| clock.fits(more),
             |who| match who {
@@ -439,7 +469,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
                 }
             },
         )?;
-        combined = Some(match outcome.1.into_iter().next() {
+        combined = Some(match outcome.outcomes.into_iter().next() {
             Some(rounds::Outcome::Measured { base, var }) => {
                 measured(c, &base, &var, &shapes, None)
             }
@@ -470,6 +500,11 @@ pub fn advise(req: &Request) -> Result<Advice> {
         statements: view.run_ops,
         shapes: shapes.list.len(),
         repeats,
+        rounds: if entries.is_empty() {
+            repeats
+        } else {
+            rounds_made
+        },
         level: LEVEL,
         budget_ns: req.budget_ns,
         elapsed_ns: clock.elapsed(),

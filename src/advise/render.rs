@@ -91,9 +91,9 @@ pub fn text(a: &Advice) -> String {
     );
     let _ = writeln!(
         o,
-        "busy time of the app's statements, {:.0}% intervals, {} rounds (the baseline, then each candidate); budget {}, used {}",
+        "busy time of the app's statements, {:.0}% intervals, {} (the baseline, then each candidate); budget {}, used {}",
         a.level * 100.0,
-        a.repeats,
+        rounds(a),
         format_duration(a.budget_ns),
         format_duration(a.elapsed_ns / 1_000_000 * 1_000_000)
     );
@@ -178,8 +178,8 @@ pub fn advice_sql(a: &Advice) -> String {
     );
     let _ = writeln!(
         o,
-        "-- gains: the app's busy time over {} rounds of replays (the baseline, then each candidate), {:.0}% intervals",
-        a.repeats,
+        "-- gains: the app's busy time over {} of replays (the baseline, then each candidate), {:.0}% intervals",
+        rounds(a),
         a.level * 100.0
     );
     let mut any = false;
@@ -195,4 +195,13 @@ pub fn advice_sql(a: &Advice) -> String {
         let _ = writeln!(o, "-- nothing to propose: no candidate made the app faster beyond its interval with equal answers");
     }
     o
+}
+
+/// "5 rounds", or "4 rounds (of 5 asked: the budget)".
+fn rounds(a: &Advice) -> String {
+    if a.rounds < a.repeats {
+        format!("{} rounds (of {} asked: the budget)", a.rounds, a.repeats)
+    } else {
+        format!("{} rounds", a.rounds)
+    }
 }

@@ -1,11 +1,15 @@
 //! Measuring many candidates against one baseline, in rounds: each round replays the baseline
 //! once, then every candidate still measured once (their order turned by one each round), so
 //! every candidate's replays alternate with baseline replays (B C₁ C₂ … B C₂ C₃ … C₁ …) and
-//! `k` candidates cost `repeats × (1 + k)` replays instead of `2 × repeats × k`. A candidate is
-//! compared with the baseline replays of the rounds it took part in. The budget decides up front
-//! how many candidates, best first, the rounds can carry (at the mean replay time seen so far);
-//! when replays grow slower, the last ones are let go at the start of a round, keeping what they
-//! measured (an interval needs two replays a side).
+//! `k` candidates cost `rounds × (1 + k)` replays instead of `2 × rounds × k`. A candidate is
+//! compared with the baseline replays of the rounds it took part in.
+//!
+//! The budget decides up front, at the replay time known then, how many rounds and candidates
+//! the schedule carries: every candidate in fewer rounds (down to [`Schedule::min_rounds`])
+//! before any candidate is left out, and then the best first. At the start of each round the
+//! schedule is fitted again at the mean replay time seen so far: rounds are given up first
+//! (down to the minimum), then the last candidates are let go, keeping what they measured (an
+//! interval needs two replays a side). `reserve` replays are kept spare for what follows.
 
 use super::measure::{Replay, Side};
 use crate::error::Result;
@@ -28,27 +32,53 @@ pub enum Outcome {
     Unmeasured { replays: usize },
 }
 
-/// Replays in a round-robin schedule with `n` candidates (best first) and `repeats` rounds.
-/// `estimate_ns`: the time of one replay before any is seen; `fits(ns)`: whether `ns` more
-/// fit the budget; `replay(who)`: one replay (a failed baseline replay ends the measurement).
-/// Every baseline replay, and each candidate's outcome.
+/// How many rounds to aim for, how few to accept, and how many replays to leave spare.
+#[derive(Clone, Copy, Debug)]
+pub struct Schedule {
+    /// The rounds asked for (`--repeats`).
+    pub rounds: usize,
+    /// The fewest rounds a candidate is measured in before candidates are left out.
+    pub min_rounds: usize,
+    /// Replays of the budget kept for what comes after the rounds.
+    pub reserve: u64,
+}
+
+/// Every baseline replay, each candidate's outcome, and the rounds made.
+#[derive(Debug)]
+pub struct Measured {
+    pub baseline: Side,
+    pub outcomes: Vec<Outcome>,
+    pub rounds: usize,
+}
+
+/// Replays in a round-robin schedule with `n` candidates (best first). `estimate_ns`: the
+/// time of one replay before any is seen; `fits(ns)`: whether `ns` more fit the budget;
+/// `replay(who)`: one replay (a failed baseline replay ends the measurement).
 pub fn measure(
     n: usize,
-    repeats: usize,
+    schedule: Schedule,
     estimate_ns: u64,
     fits: impl Fn(u64) -> bool,
     mut replay: impl FnMut(Who) -> Result<Replay>,
-) -> Result<(Side, Vec<Outcome>)> {
-    let repeats = repeats.max(1);
+) -> Result<Measured> {
+    let most = schedule.rounds.max(1);
+    let least = schedule.min_rounds.clamp(1, most);
     let mut seen = (0u64, 0u64); // total wall, count
     let per_replay = |seen: (u64, u64)| seen.0.checked_div(seen.1).unwrap_or(estimate_ns);
-    let rest = |rounds: usize, k: usize, each: u64| {
-        each.saturating_mul(rounds as u64)
+    // The replays of `rounds` more rounds with `k` candidates, and the reserve, fit.
+    let fit = |rounds: usize, k: usize, each: u64| {
+        let replays = (rounds as u64)
             .saturating_mul(1 + k as u64)
+            .saturating_add(schedule.reserve);
+        fits(each.saturating_mul(replays))
     };
-    // Admission: as many as the whole schedule fits.
+    // Admission: every candidate in as many rounds as fit, down to the least; then the best.
+    let mut planned = most;
+    while planned > least && !fit(planned, n, estimate_ns) {
+        planned -= 1;
+    }
     let mut admitted = n;
-    while admitted > 0 && !fits(rest(repeats, admitted, estimate_ns)) {
+    while admitted > 0 && !fit(planned, admitted, estimate_ns) {
         admitted -= 1;
     }
     let mut active: Vec<usize> = (0..admitted).collect();
@@ -56,8 +86,16 @@ pub fn measure(
     let mut rounds_of: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut replays: Vec<Vec<Replay>> = vec![Vec::new(); n];
     let mut failed: Vec<Option<String>> = vec![None; n];
-    for round in 0..repeats {
-        while !active.is_empty() && !fits(rest(repeats - round, active.len(), per_replay(seen))) {
+    let mut round = 0;
+    while round < planned {
+        let each = per_replay(seen);
+        while planned > least.max(round) && !fit(planned - round, active.len(), each) {
+            planned -= 1;
+        }
+        if round >= planned {
+            break;
+        }
+        while !active.is_empty() && !fit(planned - round, active.len(), each) {
             active.pop();
         }
         if active.is_empty() {
@@ -85,6 +123,7 @@ pub fn measure(
                 }
             }
         }
+        round += 1;
     }
     let outcomes = (0..n)
         .map(|c| {
@@ -104,7 +143,11 @@ pub fn measure(
             }
         })
         .collect();
-    Ok((Side { replays: base }, outcomes))
+    Ok(Measured {
+        rounds: base.len(),
+        baseline: Side { replays: base },
+        outcomes,
+    })
 }
 
 #[cfg(test)]
@@ -128,12 +171,21 @@ mod tests {
         }
     }
 
+    /// A schedule of `rounds` rounds accepting no fewer, with nothing kept spare.
+    fn exactly(rounds: usize) -> Schedule {
+        Schedule {
+            rounds,
+            min_rounds: rounds,
+            reserve: 0,
+        }
+    }
+
     #[test]
     fn every_candidate_alternates_with_the_baseline_and_shares_its_replays() {
         let log = RefCell::new(Vec::new());
-        let out = measure(
+        let got = measure(
             3,
-            3,
+            exactly(3),
             10_000_000,
             |_| true,
             |w| {
@@ -142,26 +194,31 @@ mod tests {
                 Ok(took(10, busy))
             },
         )
-        .unwrap()
-        .1;
+        .unwrap();
         // 3 rounds × (1 + 3) replays, not 2 × 3 × 3; the order turns by one each round.
         assert_eq!(log.borrow().join(" "), "B C0 C1 C2 B C1 C2 C0 B C2 C0 C1");
+        assert_eq!(got.rounds, 3);
         // C1 was replays 3, 6, 12 (busy = position); its baseline, the rounds' 1, 5, 9.
-        let Outcome::Measured { base, var } = &out[1] else {
-            panic!("{:?}", out[1])
+        let Outcome::Measured { base, var } = &got.outcomes[1] else {
+            panic!("{:?}", got.outcomes[1])
         };
         assert_eq!(var.values(|r| r.busy_ns), [3, 6, 12]);
         assert_eq!(base.values(|r| r.busy_ns), [1, 5, 9]);
     }
 
-    /// `candidates` over 2 rounds, estimated at 100 ms a replay, with `budget_ms` to spend and
-    /// every replay really taking `replay_ms`: the replays in order, and the outcomes.
-    fn on_budget(candidates: usize, budget_ms: u64, replay_ms: u64) -> (String, Vec<Outcome>) {
+    /// `candidates` on `schedule`, estimated at 100 ms a replay, with `budget_ms` to spend and
+    /// every replay really taking `replay_ms`: the replays in order, and what was measured.
+    fn on_budget(
+        candidates: usize,
+        schedule: Schedule,
+        budget_ms: u64,
+        replay_ms: u64,
+    ) -> (String, Measured) {
         let spent = RefCell::new(0u64);
         let log = RefCell::new(Vec::new());
-        let out = measure(
+        let got = measure(
             candidates,
-            2,
+            schedule,
             100_000_000,
             |more| *spent.borrow() + more <= budget_ms * 1_000_000,
             |w| {
@@ -170,27 +227,36 @@ mod tests {
                 Ok(took(replay_ms, 1))
             },
         )
-        .unwrap()
-        .1;
+        .unwrap();
         let log = log.borrow().join(" ");
-        (log, out)
+        (log, got)
+    }
+
+    fn measured(got: &Measured) -> Vec<usize> {
+        let replays = |o: &Outcome| match o {
+            Outcome::Measured { var, .. } => var.replays.len(),
+            _ => 0,
+        };
+        got.outcomes.iter().map(replays).collect()
     }
 
     #[test]
     fn the_budget_admits_the_best_candidates_and_lets_the_last_go_when_replays_slow() {
         // 100 ms a replay, 1 000 ms of budget, 2 rounds: 2 × (1 + 4) = 10 replays fit, so 4 of 6.
-        let (log, out) = on_budget(6, 1_000, 100);
+        let (log, got) = on_budget(6, exactly(2), 1_000, 100);
         assert_eq!(log, "B C0 C1 C2 C3 B C1 C2 C3 C0");
-        assert!(matches!(out[3], Outcome::Measured { .. }));
-        assert!(matches!(out[4], Outcome::Unmeasured { replays: 0 }));
-        assert!(matches!(out[5], Outcome::Unmeasured { replays: 0 }));
+        assert_eq!(measured(&got), [2, 2, 2, 2, 0, 0]);
+        assert!(matches!(
+            got.outcomes[4],
+            Outcome::Unmeasured { replays: 0 }
+        ));
 
         // Replays twice as slow as estimated: after round one (5 × 200 ms of 1 400 spent), the
         // second round fits only the baseline and one candidate (2 × 200 ms), the best.
-        let (log, out) = on_budget(4, 1_400, 200);
+        let (log, got) = on_budget(4, exactly(2), 1_400, 200);
         assert_eq!(log, "B C0 C1 C2 C3 B C0");
-        assert!(matches!(out[0], Outcome::Measured { .. }));
-        for late in &out[1..] {
+        assert_eq!(measured(&got), [2, 0, 0, 0]);
+        for late in &got.outcomes[1..] {
             assert!(
                 matches!(late, Outcome::Unmeasured { replays: 1 }),
                 "{late:?}"
@@ -199,11 +265,37 @@ mod tests {
     }
 
     #[test]
+    fn rounds_are_given_up_before_candidates_down_to_the_least_and_the_reserve_is_kept() {
+        let up_to = |rounds, min_rounds, reserve| Schedule {
+            rounds,
+            min_rounds,
+            reserve,
+        };
+        // 4 candidates, 5 rounds asked, 3 accepted, 100 ms a replay. 2 000 ms: 5 rounds would
+        // be 25 replays (2 500 ms); 4 rounds are 20 (2 000 ms) and fit, all four candidates.
+        let (_, got) = on_budget(4, up_to(5, 3, 0), 2_000, 100);
+        assert_eq!((got.rounds, measured(&got)), (4, vec![4, 4, 4, 4]));
+        // Keeping 5 replays spare: 4 rounds would be 25 in all; 3 rounds are 20.
+        let (_, got) = on_budget(4, up_to(5, 3, 5), 2_000, 100);
+        assert_eq!((got.rounds, measured(&got)), (3, vec![3, 3, 3, 3]));
+        // 1 200 ms: not even 3 rounds of all four (15 replays); 3 rounds of the best three (12).
+        let (_, got) = on_budget(4, up_to(5, 3, 0), 1_200, 100);
+        assert_eq!((got.rounds, measured(&got)), (3, vec![3, 3, 3, 0]));
+
+        // Planned at 100 ms, replays take 200: 3 rounds of all four (1 500 ms) were admitted
+        // into 2 400; after round one (1 000 ms spent) two more (2 000) no longer fit, one more
+        // (1 000) does, so the rounds end at two with every candidate measured twice.
+        let (log, got) = on_budget(4, up_to(3, 2, 0), 2_400, 200);
+        assert_eq!(log, "B C0 C1 C2 C3 B C1 C2 C3 C0");
+        assert_eq!((got.rounds, measured(&got)), (2, vec![2, 2, 2, 2]));
+    }
+
+    #[test]
     fn a_failed_candidate_leaves_the_rounds_and_a_failed_baseline_ends_them() {
         let log = RefCell::new(Vec::new());
-        let out = measure(
+        let got = measure(
             2,
-            2,
+            exactly(2),
             1,
             |_| true,
             |w| {
@@ -214,14 +306,13 @@ mod tests {
                 }
             },
         )
-        .unwrap()
-        .1;
+        .unwrap();
         assert_eq!(log.borrow().join(" "), "B C0 C1 B C1");
-        assert!(matches!(&out[0], Outcome::Failed(m) if m.contains("disk full")));
-        assert!(matches!(out[1], Outcome::Measured { .. }));
+        assert!(matches!(&got.outcomes[0], Outcome::Failed(m) if m.contains("disk full")));
+        assert!(matches!(got.outcomes[1], Outcome::Measured { .. }));
         let err = measure(
             1,
-            2,
+            exactly(2),
             1,
             |_| true,
             |_| -> Result<Replay> { Err(crate::error::Error::failed("no space")) },
