@@ -80,45 +80,50 @@ pub struct ModelCost {
     pub most_lost_at_once: u64,
 }
 
-/// The durability machinery on the batched trace `batched` and the app's own `trace`, one
-/// power-loss model after the other while `fits` says the budget covers another model as long
-/// as the last one took; the models left out are named in `skipped`.
-pub fn durability_cost(
-    view: &TraceView,
-    batched: &Path,
-    trace: &Path,
-    options: &[(String, String)],
-    work: &Path,
-    fits: &dyn Fn(u64) -> bool,
-) -> Result<DurabilityCost> {
-    let mut cost = DurabilityCost {
-        writes_at_risk: view.bursts.iter().map(|b| b.writes()).max().unwrap_or(0),
-        batches: view.bursts.len() as u64,
-        models: Vec::new(),
-        skipped: Vec::new(),
-    };
-    if !crate::durability::recorded::AVAILABLE {
-        return Ok(cost);
-    }
-    let get = |k: &str, d: &str| {
-        options
-            .iter()
-            .rev()
-            .find(|(key, _)| key == k)
-            .map_or(d.to_string(), |(_, v)| v.clone())
-    };
-    let config = [
-        format!("journal_mode={}", get("journal_mode", "delete")),
-        format!("synchronous={}", get("synchronous", "full")),
-    ];
-    let txns = view.run_ops.min(DURABILITY_TXNS);
-    let mut last_ns = 0;
-    for model in ["strict", "ext4-ordered"] {
-        if last_ns > 0 && !fits(last_ns) {
-            cost.skipped.push(model.to_string());
-            continue;
+/// The power-loss models the batching is simulated under, in order: the first before the
+/// candidates' rounds (so the budget accounts for it), the others after them while the budget
+/// still covers one as long as the first took.
+pub const MODELS: [&str; 2] = ["strict", "ext4-ordered"];
+
+impl DurabilityCost {
+    /// Nothing simulated yet: what the bursts alone say.
+    pub fn of(view: &TraceView) -> DurabilityCost {
+        DurabilityCost {
+            writes_at_risk: view.bursts.iter().map(|b| b.writes()).max().unwrap_or(0),
+            batches: view.bursts.len() as u64,
+            models: Vec::new(),
+            skipped: Vec::new(),
         }
-        let t0 = crate::platform::clock::mono_ns();
+    }
+
+    /// Runs the durability machinery under `model` on the batched trace `batched` and the
+    /// app's own `trace` (at most [`DURABILITY_TXNS`] operations, [`DURABILITY_CRASHES`] crash
+    /// points each) and adds the finding; a build without the recorded-models machinery adds
+    /// nothing.
+    pub fn simulate(
+        &mut self,
+        model: &str,
+        view: &TraceView,
+        batched: &Path,
+        trace: &Path,
+        options: &[(String, String)],
+        work: &Path,
+    ) -> Result<()> {
+        if !crate::durability::recorded::AVAILABLE {
+            return Ok(());
+        }
+        let get = |k: &str, d: &str| {
+            options
+                .iter()
+                .rev()
+                .find(|(key, _)| key == k)
+                .map_or(d.to_string(), |(_, v)| v.clone())
+        };
+        let config = [
+            format!("journal_mode={}", get("journal_mode", "delete")),
+            format!("synchronous={}", get("synchronous", "full")),
+        ];
+        let txns = view.run_ops.min(DURABILITY_TXNS);
         let run = |t: &Path| -> Result<crate::durability::ConfigReport> {
             let argv = [
                 "durability".to_string(),
@@ -151,7 +156,7 @@ pub fn durability_cost(
         };
         let batched_r = run(batched)?;
         let base_r = run(trace)?;
-        cost.models.push(ModelCost {
+        self.models.push(ModelCost {
             model: model.into(),
             crashes: batched_r.crashes,
             crashes_baseline: base_r.crashes,
@@ -159,9 +164,8 @@ pub fn durability_cost(
             losing_baseline: base_r.crashes_losing_commits,
             most_lost_at_once: batched_r.most_lost_at_once,
         });
-        last_ns = crate::platform::clock::mono_ns() - t0;
+        Ok(())
     }
-    Ok(cost)
 }
 
 /// `durability`'s flags, parsed as the command parses them.

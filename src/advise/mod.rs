@@ -350,6 +350,35 @@ pub fn advise(req: &Request) -> Result<Advice> {
             MIN_ROUNDS.min(repeats)
         ));
     }
+    // The batching's durability cost under the first power-loss model, before the rounds so
+    // that the budget they are fitted to accounts for it (its time is not known beforehand).
+    let mut durability = None;
+    let mut model_ns = 0;
+    let batching = measurable
+        .iter()
+        .find(|m| m.0.kind == Kind::Batching)
+        .map(|m| m.1.clone());
+    if let Some(batched) = batching.filter(|_| req.durability) {
+        if clock.fits(first.wall_ns.saturating_mul(2)) {
+            say("simulating power losses in the batched trace and the app's own");
+            let t0 = mono_ns();
+            let mut cost = batching::DurabilityCost::of(&view);
+            cost.simulate(
+                batching::MODELS[0],
+                &view,
+                &batched,
+                &req.trace,
+                &base_options,
+                work.path(),
+            )?;
+            model_ns = mono_ns() - t0;
+            durability = Some((batched, cost));
+        } else {
+            notes.push(
+                "the batching's durability cost was not simulated: the budget ran out".into(),
+            );
+        }
+    }
     let writes = shapes.writes();
     // Every candidate in fewer rounds before any is left out; when two or more are measured,
     // replays are kept for measuring the winners together.
@@ -385,8 +414,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
             }
         },
     )?;
-    let mut batched = None;
-    for ((c, trace, _, quick), outcome) in measurable.into_iter().zip(outcomes) {
+    for ((c, _, _, quick), outcome) in measurable.into_iter().zip(outcomes) {
         let r = match outcome {
             rounds::Outcome::Measured { base, var } => {
                 measured(c, &base, &var, &shapes, Some(quick))
@@ -403,30 +431,29 @@ pub fn advise(req: &Request) -> Result<Advice> {
                 row(c, Verdict::NotMeasured(why), Some(quick))
             }
         };
-        if r.candidate.kind == Kind::Batching && r.gain.is_some() {
-            batched = Some((rows.len(), trace));
-        }
         rows.push(r);
     }
-    // The batching's durability cost, with what the rounds left of the budget (less the
-    // replays kept for the winners together).
+    // The other power-loss models, while what the rounds left (less the replays kept for the
+    // winners together) covers one as long as the first took.
     let replay_ns = first.wall_ns;
     let kept_ns = replay_ns.saturating_mul(reserve);
-    if let Some((at, trace)) = batched.filter(|_| req.durability) {
-        if clock.fits(replay_ns.saturating_mul(2).saturating_add(kept_ns)) {
-            say("simulating power losses in the batched trace and the app's own");
-            rows[at].durability = Some(batching::durability_cost(
+    if let Some((batched, mut cost)) = durability {
+        for model in &batching::MODELS[1..] {
+            if !clock.fits(model_ns.saturating_add(kept_ns)) {
+                cost.skipped.push(model.to_string());
+                continue;
+            }
+            cost.simulate(
+                model,
                 &view,
-                &trace,
+                &batched,
                 &req.trace,
                 &base_options,
                 work.path(),
-                &|more| clock.fits(more.saturating_add(kept_ns)),
-            )?);
-        } else {
-            notes.push(
-                "the batching's durability cost was not simulated: the budget ran out".into(),
-            );
+            )?;
+        }
+        if let Some(r) = rows.iter_mut().find(|r| r.candidate.kind == Kind::Batching) {
+            r.durability = Some(cost);
         }
     }
     rank(&mut rows);
