@@ -343,13 +343,6 @@ pub fn advise(req: &Request) -> Result<Advice> {
         entries.push((trace.clone(), options.clone(), run_shapes));
     }
     let names: Vec<String> = measurable.iter().map(|m| m.0.change.clone()).collect();
-    if !entries.is_empty() {
-        say(&format!(
-            "measuring {} candidate(s) against the baseline, {repeats} round(s) of one replay each (at least {} if the budget needs fewer)",
-            entries.len(),
-            MIN_ROUNDS.min(repeats)
-        ));
-    }
     // The batching's durability cost under the first power-loss model, before the rounds so
     // that the budget they are fitted to accounts for it (its time is not known beforehand).
     let mut durability = None;
@@ -378,6 +371,13 @@ pub fn advise(req: &Request) -> Result<Advice> {
                 "the batching's durability cost was not simulated: the budget ran out".into(),
             );
         }
+    }
+    if !entries.is_empty() {
+        say(&format!(
+            "measuring {} candidate(s) against the baseline, {repeats} round(s) of one replay each (at least {} if the budget needs fewer)",
+            entries.len(),
+            MIN_ROUNDS.min(repeats)
+        ));
     }
     let writes = shapes.writes();
     // Every candidate in fewer rounds before any is left out; when two or more are measured,
