@@ -10,6 +10,7 @@
 
 pub mod answers;
 pub mod batching;
+pub mod budget;
 pub mod constraints;
 pub mod indexes;
 pub mod measure;
@@ -20,6 +21,9 @@ pub mod shapes;
 pub mod statements;
 pub mod study;
 pub mod variant;
+
+use budget::Clock;
+pub use budget::{parse_budget, MAX_BUDGET_NS};
 
 use crate::error::{Error, Result, ResultExt};
 use crate::output::progress;
@@ -42,43 +46,6 @@ pub const MAX_REPEATS: usize = 100;
 pub const MIN_ROUNDS: usize = 3;
 /// `--try` candidates at most.
 pub const MAX_TRIES: usize = 50;
-
-/// The longest `--budget` (docs/limits.md): a week.
-pub const MAX_BUDGET_NS: u64 = 7 * 24 * 3_600 * 1_000_000_000;
-
-/// `--budget`: a duration as `run --delay` takes one (`500ms`, `90s`), or whole or decimal
-/// minutes (`10m`) or hours (`1h`); more than 0 and at most a week.
-pub fn parse_budget(text: &str) -> Result<u64> {
-    let t = text.trim();
-    let scaled = |number: &str, unit_ns: u64| -> Result<u64> {
-        let secs = crate::output::units::parse_duration(&format!("{number}s"), "--budget")
-            .map_err(|_| bad_budget(text, "expected a number before the unit"))?;
-        secs.checked_mul(unit_ns / 1_000_000_000)
-            .ok_or_else(|| bad_budget(text, "too large"))
-    };
-    let ns = if let Some(n) = t.strip_suffix('h') {
-        scaled(n, 3_600_000_000_000)?
-    } else if let Some(n) = t.strip_suffix("min").or_else(|| {
-        t.strip_suffix('m')
-            .filter(|n| !n.ends_with(|c: char| c.is_ascii_alphabetic()))
-    }) {
-        scaled(n, 60_000_000_000)?
-    } else {
-        crate::output::units::parse_duration(t, "--budget")
-            .map_err(|_| bad_budget(text, "expected e.g. 90s, 10m or 1h"))?
-    };
-    if ns == 0 {
-        return Err(bad_budget(text, "must be more than 0"));
-    }
-    if ns > MAX_BUDGET_NS {
-        return Err(bad_budget(text, "at most a week (168h)"));
-    }
-    Ok(ns)
-}
-
-fn bad_budget(text: &str, why: &str) -> Error {
-    Error::input(format!("--budget {}: {why}", crate::limits::escape(text)))
-}
 
 /// What to advise on.
 #[derive(Clone, Debug)]
@@ -193,21 +160,6 @@ pub struct Advice {
 impl Advice {
     pub fn proposed(&self) -> impl Iterator<Item = &Row> {
         self.rows.iter().filter(|r| r.verdict == Verdict::Proposed)
-    }
-}
-
-/// Budget bookkeeping.
-struct Clock {
-    start: u64,
-    budget: u64,
-}
-
-impl Clock {
-    fn elapsed(&self) -> u64 {
-        mono_ns() - self.start
-    }
-    fn fits(&self, more: u64) -> bool {
-        self.elapsed().saturating_add(more) <= self.budget
     }
 }
 
@@ -621,22 +573,4 @@ fn rank(rows: &mut [Row]) {
             s(b).total_cmp(&s(a))
         })
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn budgets_read_seconds_minutes_and_hours() {
-        assert_eq!(parse_budget("90s").unwrap(), 90_000_000_000);
-        assert_eq!(parse_budget("10m").unwrap(), 600_000_000_000);
-        assert_eq!(parse_budget("1.5m").unwrap(), 90_000_000_000);
-        assert_eq!(parse_budget("2min").unwrap(), 120_000_000_000);
-        assert_eq!(parse_budget("1h").unwrap(), 3_600_000_000_000);
-        assert_eq!(parse_budget("500ms").unwrap(), 500_000_000);
-        for bad in ["", "0", "ten", "-1m", "10", "200h", "m", "1e9h"] {
-            assert!(parse_budget(bad).is_err(), "{bad}");
-        }
-    }
 }
