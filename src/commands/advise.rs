@@ -21,12 +21,14 @@ pub struct AdviseArgs {
     /// (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Bound on the whole run (e.g. 90s, 10m, 1h); candidates are measured best first and
-    /// those the budget does not cover are listed as not measured.
+    /// Bound on the whole run (e.g. 90s, 10m, 1h): the rounds are cut (down to 3) before any
+    /// candidate is left out; candidates are measured best first and those the budget does
+    /// not cover are listed as not measured.
     #[arg(long, default_value = "10m")]
     pub budget: String,
     /// Rounds of replays, 2 to 100: each replays the baseline once, then every candidate once
-    /// (so each candidate is compared over this many replays a side, interleaved).
+    /// (so each candidate is compared over this many replays a side, interleaved); fewer
+    /// when the budget does not cover them, and the output says so.
     #[arg(long, default_value_t = 5)]
     pub repeats: usize,
     /// Engine options to try as one more candidate, KEY=VALUE[,KEY=VALUE…] (repeatable).

@@ -300,6 +300,9 @@ pub fn runner() -> Result<Option<Vec<String>>> {
 /// The command that starts this binary again (the replay process, the durability workload):
 /// directly, or behind the runner (returned as written, for the result). Never falls back to
 /// running in this process.
+/// Without a runner it starts `/proc/self/exe` where there is one: the image this process
+/// runs, even when the file it came from was replaced meanwhile (a rebuild or an upgrade
+/// during a long `advise`), where the path would name the new file or nothing.
 pub fn self_command() -> Result<(std::process::Command, Option<String>)> {
     let exe = std::env::current_exe().run_err("locating the pocketbench binary")?;
     Ok(match runner()? {
@@ -308,8 +311,25 @@ pub fn self_command() -> Result<(std::process::Command, Option<String>)> {
             c.args(&words[1..]).arg(exe);
             (c, Some(words.join(" ")))
         }
-        None => (std::process::Command::new(exe), None),
+        None => (this_image(exe), None),
     })
+}
+
+#[cfg(target_os = "linux")]
+fn this_image(exe: std::path::PathBuf) -> std::process::Command {
+    use std::os::unix::process::CommandExt;
+    let image = std::path::Path::new("/proc/self/exe");
+    if !image.exists() {
+        return std::process::Command::new(exe);
+    }
+    let mut c = std::process::Command::new(image);
+    c.arg0(exe);
+    c
+}
+
+#[cfg(not(target_os = "linux"))]
+fn this_image(exe: std::path::PathBuf) -> std::process::Command {
+    std::process::Command::new(exe)
 }
 
 /// Run the replay in a fresh process and wait for it. The child's stderr passes through; its
@@ -349,4 +369,18 @@ pub fn spawn(spec: &ReplaySpec) -> Result<ReplayReport> {
     let mut report: ReplayReport = serde_json::from_slice(&text).run_err("replay report")?;
     report.runner = runner;
     Ok(report)
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    /// The image this process runs is started, not the file its path names now; the path is
+    /// still what the child sees as its name.
+    #[test]
+    fn this_binary_is_started_from_its_running_image() {
+        let exe = std::env::current_exe().unwrap();
+        let c = super::this_image(exe.clone());
+        assert_eq!(c.get_program(), "/proc/self/exe");
+        // The image's path resolves to this test binary while it runs.
+        assert_eq!(std::fs::read_link("/proc/self/exe").unwrap(), exe);
+    }
 }
