@@ -299,6 +299,16 @@ pub fn advise(req: &Request) -> Result<Advice> {
     // that the budget they are fitted to accounts for it (its time is not known beforehand).
     let mut durability = None;
     let mut model_ns = 0;
+    let simulate = |cost: &mut batching::DurabilityCost, model: &str, batched: &Path| {
+        cost.simulate(
+            model,
+            &view,
+            batched,
+            &req.trace,
+            &base_options,
+            work.path(),
+        )
+    };
     let batching = measurable
         .iter()
         .find(|m| m.0.kind == Kind::Batching)
@@ -308,14 +318,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
             say("simulating power losses in the batched trace and the app's own");
             let t0 = mono_ns();
             let mut cost = batching::DurabilityCost::of(&view);
-            cost.simulate(
-                batching::MODELS[0],
-                &view,
-                &batched,
-                &req.trace,
-                &base_options,
-                work.path(),
-            )?;
+            simulate(&mut cost, batching::MODELS[0], &batched)?;
             model_ns = mono_ns() - t0;
             durability = Some((batched, cost));
         } else {
@@ -395,14 +398,7 @@ pub fn advise(req: &Request) -> Result<Advice> {
                 cost.skipped.push(model.to_string());
                 continue;
             }
-            cost.simulate(
-                model,
-                &view,
-                &batched,
-                &req.trace,
-                &base_options,
-                work.path(),
-            )?;
+            simulate(&mut cost, model, &batched)?;
         }
         if let Some(r) = rows.iter_mut().find(|r| r.candidate.kind == Kind::Batching) {
             r.durability = Some(cost);
