@@ -41,13 +41,19 @@ fn bad_budget(text: &str, why: &str) -> Error {
     Error::input(format!("--budget {}: {why}", crate::limits::escape(text)))
 }
 
-/// Budget bookkeeping.
+/// Budget bookkeeping: started when the run starts.
 pub struct Clock {
-    pub start: u64,
-    pub budget: u64,
+    start: u64,
+    budget: u64,
 }
 
 impl Clock {
+    pub fn start(budget: u64) -> Clock {
+        Clock {
+            start: mono_ns(),
+            budget,
+        }
+    }
     pub fn elapsed(&self) -> u64 {
         mono_ns() - self.start
     }

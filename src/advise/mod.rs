@@ -185,10 +185,7 @@ pub fn check_trace(
 
 /// Advise on `req.trace`.
 pub fn advise(req: &Request) -> Result<Advice> {
-    let clock = Clock {
-        start: mono_ns(),
-        budget: req.budget_ns,
-    };
+    let clock = Clock::start(req.budget_ns);
     let (header, totals) = check_trace(&req.trace)?;
     crate::engine::check(&req.engine, &req.options, &header.workload.model)?;
     let mut shapes = Shapes::default();

@@ -300,6 +300,7 @@ pub fn runner() -> Result<Option<Vec<String>>> {
 /// The command that starts this binary again (the replay process, the durability workload):
 /// directly, or behind the runner (returned as written, for the result). Never falls back to
 /// running in this process.
+///
 /// Without a runner it starts `/proc/self/exe` where there is one: the image this process
 /// runs, even when the file it came from was replaced meanwhile (a rebuild or an upgrade
 /// during a long `advise`), where the path would name the new file or nothing.

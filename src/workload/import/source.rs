@@ -100,14 +100,15 @@ pub fn nothing_read(path: &Path, fe: &FrontEnd, counts: &LineCounts) -> Error {
 /// NUL byte (SQLite would stop reading there, and a trace cannot hold it), or a duration past
 /// the limit (`MAX_DUR_NS`, a corrupt line).
 fn unusable(r: &LogRecord) -> Option<&'static str> {
+    const NUL_BYTE: &str = "SQL statement contains a NUL byte";
     let has_nul = |s: &str| memchr::memchr(0, s.as_bytes()).is_some();
     match r {
         LogRecord::Statement(s)
             if has_nul(&s.sql) || s.expanded.as_deref().is_some_and(has_nul) =>
         {
-            Some("SQL statement contains a NUL byte")
+            Some(NUL_BYTE)
         }
-        LogRecord::Schema(s) if has_nul(&s.sql) => Some("SQL statement contains a NUL byte"),
+        LogRecord::Schema(s) if has_nul(&s.sql) => Some(NUL_BYTE),
         LogRecord::Statement(s) if s.dur_ns.is_some_and(|d| d > MAX_DUR_NS) => {
             Some("statement duration over 24 hours")
         }
