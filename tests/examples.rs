@@ -4,7 +4,7 @@
 //! directory, so each finds what the ones before it wrote; the help's examples share one, in
 //! the tree's order. An example that cannot simply run to its end here carries a mark in
 //! tests/examples.toml (the format is in that file's header and in docs/ARCHITECTURE.md), of
-//! one kind, counted: not run, with the reason (hardware, a build of the tool, a placeholder);
+//! one kind, counted: not run, with the reason (hardware, a build of the tool);
 //! a refusal, run and expected to exit non-zero; or run until stopped (a server, an agent, a
 //! streamed log: tests/examples/stopped.rs), run as written in the background while the
 //! document's next examples run, then stopped and checked. No mark changes a command's text.
@@ -392,10 +392,11 @@ fn every_documented_example_runs_as_written() {
             }
         }
     }
-    // Two sources at a time (each runs its examples in order).
+    // Three sources at a time (each runs its examples in order): most of an example's time is
+    // its sleeps and waits, not CPU, and the help's one chain is the longest source.
     let queue = std::sync::Mutex::new(sources.iter());
     let tallies: Vec<Tally> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..2)
+        let workers: Vec<_> = (0..3)
             .map(|_| {
                 s.spawn(|| {
                     let mut t = Tally::default();

@@ -59,7 +59,7 @@ pub enum TraceCommand {
     /// Fetch a published trace from a results server into the cache (its SHA-256 checked, read
     /// whole before it is kept) and print where it is; `run --trace ADDRESS` does this itself.
     #[command(
-        after_help = "Examples:\n  pocketbench trace pull http://lab:8080/traces/SHA256\n  pocketbench trace pull http://lab:8080/traces/SHA256 -o app.pbt"
+        after_help = "Examples:\n  pocketbench trace pull http://lab:8080/traces/bcbda8bb12d6cc198b2f9b49dbc678c034aad52998700eff22fad0a6dbaf1308\n  pocketbench trace pull http://lab:8080/traces/bcbda8bb12d6cc198b2f9b49dbc678c034aad52998700eff22fad0a6dbaf1308 -o app.pbt\n\nThe address is the one `submit --trace` prints; docs/server.md publishes a trace and pulls it back."
     )]
     Pull {
         /// The trace's address: http[s]://SERVER/traces/SHA256 (its page on the server).

@@ -16,8 +16,6 @@ pub struct Mark {
     /// Not run: builds the tool itself or for a phone (the suite's own build is this step, or
     /// needs a cross toolchain); why.
     builds: Option<String>,
-    /// Not run: names a placeholder only another command's output fills; why.
-    placeholder: Option<String>,
     /// Runs as written in the checkout's root rather than a scratch folder (it builds or runs
     /// what the checkout builds: `cargo build --release`, the ARM binaries under qemu); why.
     pub checkout: Option<String>,
@@ -70,7 +68,6 @@ impl Mark {
         let why = |kind, w: &str| (kind, w.to_string());
         (self.hardware.as_deref().map(|w| why("hardware", w)))
             .or(self.builds.as_deref().map(|w| why("builds", w)))
-            .or(self.placeholder.as_deref().map(|w| why("placeholder", w)))
             .or(self
                 .without_feature
                 .as_deref()
@@ -152,7 +149,6 @@ pub fn marks() -> Marked {
         let kinds = [
             m.hardware.is_some(),
             m.builds.is_some(),
-            m.placeholder.is_some(),
             m.checkout.is_some(),
             m.until_stopped.is_some(),
             m.status.is_some(),
@@ -171,7 +167,7 @@ pub fn marks() -> Marked {
                 && (m.until_stopped.is_some() || stopping.iter().all(|f| f.is_none()))
                 && (m.status.is_some() || m.without_feature.is_none())
                 && (m.checkout.is_some() || m.needs.is_empty()),
-            "tests/examples.toml: {key}: a mark is one of hardware, builds, placeholder, \
+            "tests/examples.toml: {key}: a mark is one of hardware, builds, \
              checkout (with its needs), until_stopped (with its ready, watch, stop_before, stop_when, signal, listens) or \
              status (with its without_feature) or with_feature"
         );
