@@ -113,10 +113,34 @@ cargo clippy --all-targets --all-features --locked -- -D warnings
 # build at the end is the default one).
 # The documented examples that run in the checkout what the background builds make (`cargo
 # build --release`, the ARM binaries under qemu) run once those builds are done, below; the
-# others run here (tests/examples.rs: POCKETBENCH_EXAMPLES_PASS).
+# others (tests/examples.rs, POCKETBENCH_EXAMPLES_PASS=scratch) are the longest test by far and
+# mostly waits and sleeps: their test binary runs on its own beside the other tests (cargo runs
+# test binaries one after another), its output shown when both are done.
 say "unit and integration tests (the full build, every engine: --features full,all-engines)"
+tests=(cargo test --locked --features full,all-engines)
+"${tests[@]}" --no-run
+examples_bin=$("${tests[@]}" --no-run --test examples --message-format=json |
+    jq -r 'select(.reason == "compiler-artifact" and .profile.test and .target.name == "examples") | .executable')
 rm -f target/examples-timing.log
-POCKETBENCH_EXAMPLES_PASS=scratch cargo test --locked --features full,all-engines
+say "the documented examples, beside the other tests: output in target/examples-scratch.log"
+# In a process group of its own, stopped whole (with the servers its examples started) if this
+# script stops early.
+POCKETBENCH_EXAMPLES_PASS=scratch setsid "$examples_bin" every_documented_example_runs_as_written --exact --nocapture \
+    >target/examples-scratch.log 2>&1 &
+examples_pid=$!
+stop_all() {
+    kill -- "-$examples_pid" 2>/dev/null || true
+    kill -- "-$device_pid" 2>/dev/null || true
+    stop_postgres
+}
+"${tests[@]}" -- --skip every_documented_example_runs_as_written
+say "the documented examples (started beside the tests above)"
+if ! wait "$examples_pid"; then
+    cat target/examples-scratch.log
+    echo "the documented examples failed (their output is above)" >&2
+    exit 1
+fi
+grep -E '^(marks in|[0-9]+ examples:|outputs shown|test result)' target/examples-scratch.log
 cat target/examples-timing.log 2>/dev/null || true
 
 say "the static ARM binaries, the release build and the fuzz targets (built meanwhile)"
