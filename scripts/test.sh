@@ -79,18 +79,25 @@ POCKETBENCH_TEST_POSTGRES=$(scripts/postgres.sh start "$pg_dir")
 export POCKETBENCH_TEST_POSTGRES POCKETBENCH_REQUIRE_POSTGRES=1
 echo "$POCKETBENCH_TEST_POSTGRES"
 
-# The device builds end in a long single-threaded link-time optimisation, and the tests spend
-# much of their time in real sleeps and waits, so the builds the end of this script needs (the
-# static ARM binaries, the release build, the fuzz targets) run beside the lint and the tests
-# below, in a process group of their own (stopped whole if this script stops early); the test
-# that runs the aarch64 binary and the documented examples that run these builds come after.
+# The tests spend much of their time in real sleeps and waits, so the builds the end of this
+# script needs (the static ARM binaries, the release build, the fuzz targets) run beside the
+# lint and the tests below, in a process group of their own (stopped whole if this script stops
+# early); the test that runs the aarch64 binary and the documented examples that run these
+# builds come after. The device builds (Debian's cargo, target/device-build) are each mostly one
+# long single-threaded compile and link-time optimisation, so the fuzz targets (their own target
+# directory) and then the release build (which waits for target/'s lock while a cargo command
+# above holds it) are built beside them, not after.
 background_builds() {
+    (
+        if cargo +nightly --version >/dev/null 2>&1; then
+            cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked --quiet
+            (cd fuzz && cargo +nightly fuzz build)
+        fi
+        cargo build --release --locked
+    ) &
+    local others=$!
     scripts/build-device.sh all
-    cargo build --release --locked
-    if cargo +nightly --version >/dev/null 2>&1; then
-        cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked --quiet
-        (cd fuzz && cargo +nightly fuzz build)
-    fi
+    wait "$others"
 }
 export -f background_builds
 say "static ARM binaries (scripts/build-device.sh all), the release build and the fuzz targets, in the background: log in target/device-build.log"
