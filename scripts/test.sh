@@ -141,28 +141,30 @@ stop_all() {
     stop_postgres
 }
 "${tests[@]}" -- --skip every_documented_example_runs_as_written
+# Wait for background job PID; when it failed, show its LOG and stop, naming WHAT failed.
+wait_or_show() {
+    local pid=$1 log=$2 what=$3
+    if ! wait "$pid"; then
+        cat "$log"
+        echo "$what failed (the output is above)" >&2
+        exit 1
+    fi
+}
 say "the documented examples (started beside the tests above)"
-if ! wait "$examples_pid"; then
-    cat target/examples-scratch.log
-    echo "the documented examples failed (their output is above)" >&2
-    exit 1
-fi
+wait_or_show "$examples_pid" target/examples-scratch.log "the documented examples"
 grep -E '^(marks in|[0-9]+ examples:|outputs shown|test result)' target/examples-scratch.log
 cat target/examples-timing.log 2>/dev/null || true
 
 say "the static ARM binaries, the release build and the fuzz targets (built meanwhile)"
-if ! wait "$device_pid"; then
-    cat target/device-build.log
-    echo "the background builds (scripts/build-device.sh all, cargo build --release, cargo fuzz build) failed (their output is above)" >&2
-    exit 1
-fi
+wait_or_show "$device_pid" target/device-build.log \
+    "the background builds (scripts/build-device.sh all, cargo build --release, cargo fuzz build)"
 grep -v '^ *Compiling ' target/device-build.log
 export POCKETBENCH_REQUIRE_QEMU=1
-cargo test --locked --features full,all-engines --test device an_arm_phone_runs_the_aarch64_binary_under_qemu
+"${tests[@]}" --test device an_arm_phone_runs_the_aarch64_binary_under_qemu
 
 say "the documented examples that build or run the checkout's builds, as written (tests/examples.rs)"
 POCKETBENCH_EXAMPLES_PASS=checkout POCKETBENCH_REQUIRE_BUILDS=1 \
-    cargo test --locked --features full,all-engines --test examples every_documented_example_runs_as_written -- --nocapture
+    "${tests[@]}" --test examples every_documented_example_runs_as_written -- --nocapture
 
 say "fuzz every input parser briefly (scripts/fuzz.sh; longer runs: scripts/fuzz.sh 600)"
 if cargo +nightly --version >/dev/null 2>&1; then

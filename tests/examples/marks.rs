@@ -13,8 +13,7 @@ pub struct Mark {
     /// Not run: needs what a CI machine lacks (a phone's or board's own shell, a power
     /// meter's file, the lab's hosts); why.
     hardware: Option<String>,
-    /// Not run: builds the tool itself or for a phone (the suite's own build is this step, or
-    /// needs a cross toolchain); why.
+    /// Not run: builds the tool itself (the suite's own build is this step); why.
     builds: Option<String>,
     /// Runs as written in the checkout's root rather than a scratch folder (it builds or runs
     /// what the checkout builds: `cargo build --release`, the ARM binaries under qemu); why.
