@@ -8,6 +8,9 @@
 #   FUZZ_SEED=N fixes libFuzzer's seed, so a short run tries the same inputs each time (CI).
 #   FUZZ_JOBS=N fuzzes N targets at a time (default: the number of processors), each target
 #   still for SECONDS of its own; the table is printed in the targets' order at the end.
+#   FUZZ_BUILD=dev fuzzes cargo's dev build of the targets (debug assertions and overflow
+#   checks on, half the build's CPU time, several times fewer executions per second: what
+#   scripts/test.sh's short run uses); the default is `release`, for long runs.
 #
 # Exit status: 0 when no target found anything, 1 otherwise, 2 when nightly is missing.
 set -euo pipefail
@@ -28,8 +31,14 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked --quiet
 fi
 
+case "${FUZZ_BUILD:-release}" in
+    release) build=() ;;
+    dev) build=(--dev) ;;
+    *) echo "fuzz.sh: FUZZ_BUILD='${FUZZ_BUILD}': expected release or dev" >&2; exit 2 ;;
+esac
+
 build_log=$(mktemp)
-if ! (cd fuzz && cargo +nightly fuzz build) >"$build_log" 2>&1; then
+if ! (cd fuzz && cargo +nightly fuzz build "${build[@]}") >"$build_log" 2>&1; then
     cat "$build_log" >&2
     exit 1
 fi
@@ -50,7 +59,7 @@ fuzz_one() {
     cp -n fuzz/seeds/"$t"/* "$corpus"/ 2>/dev/null || true
     # -timeout: an input taking longer is a hang; -rss_limit_mb: one using more is a leak or
     # an unbounded allocation.
-    cargo +nightly fuzz run "$t" "$corpus" -- \
+    cargo +nightly fuzz run "${build[@]}" "$t" "$corpus" -- \
         -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
         >"$log" 2>&1 || true
