@@ -82,19 +82,25 @@ POCKETBENCH_TEST_POSTGRES=$(scripts/postgres.sh start "$pg_dir")
 export POCKETBENCH_TEST_POSTGRES POCKETBENCH_REQUIRE_POSTGRES=1
 echo "$POCKETBENCH_TEST_POSTGRES"
 
-# The tests spend much of their time in real sleeps and waits, so the builds the end of this
-# script needs (the static ARM binaries, the release build, the fuzz targets) run beside the
-# lint and the tests below, in a process group of their own (stopped whole if this script stops
-# early); the test that runs the aarch64 binary and the documented examples that run these
-# builds come after. The device builds (Debian's cargo, target/device-build) are each mostly one
-# long single-threaded compile and link-time optimisation, so the fuzz targets (their own target
-# directory) and then the release build (which waits for target/'s lock while a cargo command
-# above holds it) are built beside them, not after.
+# The tests spend much of their time in real sleeps and waits, so what the end of this script
+# needs (the static ARM binaries, the release build) and the fuzzing run beside the lint and
+# the tests below, in a process group of their own (stopped whole if this script stops early);
+# the test that runs the aarch64 binary and the documented examples that run these builds come
+# after. The device builds (Debian's cargo, target/device-build) are each mostly one long
+# single-threaded compile and link-time optimisation, so beside them: the fuzz targets (their
+# own target directory) built and each fuzzed briefly, one at a time, and then the release
+# build (which waits for target/'s lock while a cargo command above holds it).
+# Fuzzing: a fixed seed, so the same inputs each run and a finding is a regression, not luck;
+# the dev build of the targets, half the CPU time of the release build (about 8 CPU-minutes
+# against 19), with debug assertions and overflow checks, fewer executions in the same time.
+# Longer runs: scripts/fuzz.sh 600.
 background_builds() {
     (
         if cargo +nightly --version >/dev/null 2>&1; then
-            cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked --quiet
-            (cd fuzz && cargo +nightly fuzz build --dev)
+            echo "== fuzz every input parser briefly (scripts/fuzz.sh)"
+            FUZZ_BUILD=dev FUZZ_JOBS=1 FUZZ_SEED=${FUZZ_SEED:-1} scripts/fuzz.sh "${FUZZ_SECONDS:-12}"
+        else
+            echo "nightly Rust is not installed: the fuzz targets did not run (rustup toolchain install nightly)"
         fi
         cargo build --release --locked
     ) &
@@ -103,7 +109,7 @@ background_builds() {
     wait "$others"
 }
 export -f background_builds
-say "static ARM binaries (scripts/build-device.sh all), the release build and the fuzz targets, in the background: log in target/device-build.log"
+say "static ARM binaries (scripts/build-device.sh all), fuzzing (scripts/fuzz.sh) and the release build, in the background: log in target/device-build.log"
 mkdir -p target
 setsid bash -euo pipefail -c background_builds > target/device-build.log 2>&1 &
 device_pid=$!
@@ -158,9 +164,9 @@ wait_or_show "$examples_pid" target/examples-scratch.log "the documented example
 grep -E '^(marks in|[0-9]+ examples:|outputs shown|test result)' target/examples-scratch.log
 cat target/examples-timing.log 2>/dev/null || true
 
-say "the static ARM binaries, the release build and the fuzz targets (built meanwhile)"
+say "the static ARM binaries, fuzzing and the release build (run meanwhile)"
 wait_or_show "$device_pid" target/device-build.log \
-    "the background builds (scripts/build-device.sh all, cargo build --release, cargo fuzz build --dev)"
+    "the background builds (scripts/build-device.sh all, scripts/fuzz.sh, cargo build --release)"
 grep -v '^ *Compiling ' target/device-build.log
 export POCKETBENCH_REQUIRE_QEMU=1
 "${tests[@]}" --test device an_arm_phone_runs_the_aarch64_binary_under_qemu
@@ -168,16 +174,6 @@ export POCKETBENCH_REQUIRE_QEMU=1
 say "the documented examples that build or run the checkout's builds, as written (tests/examples.rs)"
 POCKETBENCH_EXAMPLES_PASS=checkout POCKETBENCH_REQUIRE_BUILDS=1 \
     "${tests[@]}" --test examples every_documented_example_runs_as_written -- --nocapture
-
-say "fuzz every input parser briefly (scripts/fuzz.sh; longer runs: scripts/fuzz.sh 600)"
-if cargo +nightly --version >/dev/null 2>&1; then
-    # A fixed seed: the same inputs each run, so a finding is a regression, not luck.
-    # The dev build: half the CPU time of the release build (about 9 CPU-minutes against 19),
-    # with debug assertions and overflow checks; fewer executions in the same seconds.
-    FUZZ_BUILD=dev FUZZ_SEED=${FUZZ_SEED:-1} scripts/fuzz.sh "${FUZZ_SECONDS:-12}"
-else
-    echo "nightly Rust is not installed: the fuzz targets did not run (rustup toolchain install nightly)"
-fi
 
 say "aarch64: runs under qemu; the host reads its store"
 arm_dir=$(mktemp -d)
