@@ -103,6 +103,8 @@ background_builds() {
             echo "nightly Rust is not installed: the fuzz targets did not run (rustup toolchain install nightly)"
         fi
         cargo build --release --locked
+        # The README's full build, which the documented examples run in the checkout below.
+        cargo build --release --locked --features full
     ) &
     local others=$!
     scripts/build-device.sh all
@@ -166,7 +168,7 @@ cat target/examples-timing.log 2>/dev/null || true
 
 say "the static ARM binaries, fuzzing and the release build (run meanwhile)"
 wait_or_show "$device_pid" target/device-build.log \
-    "the background builds (scripts/build-device.sh all, scripts/fuzz.sh, cargo build --release)"
+    "the background builds (scripts/build-device.sh all, scripts/fuzz.sh, cargo build --release [--features full])"
 grep -v '^ *Compiling ' target/device-build.log
 export POCKETBENCH_REQUIRE_QEMU=1
 "${tests[@]}" --test device an_arm_phone_runs_the_aarch64_binary_under_qemu
