@@ -228,3 +228,78 @@ fn each_line(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The read hands every record on in log order, drops and counts what no trace may hold,
+    //! and hands nothing on after the sink's first error, which it returns.
+    use super::*;
+    use crate::workload::import::formats::FRONT_ENDS;
+
+    fn jsonl() -> &'static FrontEnd {
+        FRONT_ENDS.iter().find(|f| f.name == "jsonl").unwrap()
+    }
+
+    /// A jsonl log of `n` statements `SELECT i`, with a NUL byte in statement 3.
+    fn log(n: usize) -> tempfile::NamedTempFile {
+        let mut text = String::new();
+        for i in 0..n {
+            let sql = if i == 3 {
+                "SELECT \\u0000".to_string()
+            } else {
+                format!("SELECT {i}")
+            };
+            text.push_str(&format!(
+                "{{\"statement\":{{\"t_ns\":{i},\"sql\":\"{sql}\"}}}}\n"
+            ));
+        }
+        text.push_str("not a record\n");
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(f.path(), text).unwrap();
+        f
+    }
+
+    fn sql(r: &LogRecord) -> String {
+        match r {
+            LogRecord::Statement(s) => s.sql.clone(),
+            _ => panic!("not a statement"),
+        }
+    }
+
+    #[test]
+    fn records_arrive_in_order_and_unusable_ones_are_counted() {
+        let n = 2500;
+        let f = log(n);
+        let mut seen = Vec::new();
+        let counts = read(f.path(), jsonl(), &mut |r| {
+            seen.push(sql(&r));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(counts.lines, n as u64 + 1);
+        assert_eq!(counts.recognised, n as u64);
+        assert_eq!(counts.skipped, 1);
+        assert_eq!(counts.dropped["SQL statement contains a NUL byte"], 1);
+        let want: Vec<String> = (0..n)
+            .filter(|i| *i != 3)
+            .map(|i| format!("SELECT {i}"))
+            .collect();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn the_sinks_first_error_is_returned_and_no_record_after_it_is_handed_on() {
+        let f = log(3000);
+        let mut calls = 0;
+        let err = read(f.path(), jsonl(), &mut |_| {
+            calls += 1;
+            if calls == 10 {
+                return Err(Error::input("the tenth record"));
+            }
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("the tenth record"), "{err}");
+        assert_eq!(calls, 10);
+    }
+}
