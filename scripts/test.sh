@@ -61,41 +61,22 @@ if command -v apt-get >/dev/null 2>&1; then
 fi
 install_rust
 
-say "JVM driver (drivers/jvm): the JVM engines' tests run it"
-# Offline first (every version is pinned, so a filled local repository is enough), then online.
-mvn -B -q -o -f drivers/jvm/pom.xml package 2>/dev/null || mvn -B -q -f drivers/jvm/pom.xml package
-
-say "format"
-cargo fmt --all -- --check
-
-say "lint (the default build)"
-cargo clippy --all-targets --locked -- -D warnings
-
-say "no import cycles between modules (scripts/module-cycles.py)"
-python3 scripts/module-cycles.py
-
-say "a throw-away PostgreSQL cluster for the results server's tests (stopped at exit)"
-pg_dir=$(mktemp -d)
-stop_postgres() { scripts/postgres.sh stop "$pg_dir"; rm -rf "$pg_dir"; }
-trap stop_postgres EXIT
-POCKETBENCH_TEST_POSTGRES=$(scripts/postgres.sh start "$pg_dir")
-export POCKETBENCH_TEST_POSTGRES POCKETBENCH_REQUIRE_POSTGRES=1
-echo "$POCKETBENCH_TEST_POSTGRES"
-
 # The tests spend much of their time in real sleeps and waits, so what the end of this script
-# needs (the static ARM binaries, the release build) and the fuzzing run beside the lint and
-# the tests below, in a process group of their own (stopped whole if this script stops early);
-# the test that runs the aarch64 binary and the documented examples that run these builds come
-# after. The device builds (Debian's cargo, target/device-build) are each mostly one long
-# single-threaded compile and link-time optimisation, so beside them: the fuzz targets (their
-# own target directory) built and each fuzzed briefly, one at a time, and then the release
-# build (which waits for target/'s lock while a cargo command above holds it).
+# needs (the static ARM binaries, the release builds) and the fuzzing run beside the JVM build,
+# the lints and the tests below, from as soon as the toolchains are installed, in a process
+# group of their own (stopped whole if this script stops early); the test that runs the aarch64
+# binary and the documented examples that run these builds come after. The device builds
+# (Debian's cargo, target/device-build) are each mostly one long single-threaded compile and
+# link-time optimisation, so beside them: the fuzz targets (their own target directory) built
+# and each fuzzed briefly, one at a time, and then the release builds (which wait for target/'s
+# lock while a cargo command below holds it).
 # Fuzzing: a fixed seed, so the same inputs each run and a finding is a regression, not luck;
 # the dev build of the targets, half the CPU time of the release build (about 8 CPU-minutes
 # against 19), with debug assertions and overflow checks, fewer executions in the same time.
 # Longer runs: scripts/fuzz.sh 600.
 background_builds() {
     (
+        renice -n 5 -p "$BASHPID" >/dev/null 2>&1 || true
         if cargo +nightly --version >/dev/null 2>&1; then
             echo "== fuzz every input parser briefly (scripts/fuzz.sh)"
             FUZZ_BUILD=dev FUZZ_JOBS=1 FUZZ_SEED=${FUZZ_SEED:-1} scripts/fuzz.sh "${FUZZ_SECONDS:-12}"
@@ -115,11 +96,38 @@ say "static ARM binaries (scripts/build-device.sh all), fuzzing (scripts/fuzz.sh
 mkdir -p target
 setsid bash -euo pipefail -c background_builds > target/device-build.log 2>&1 &
 device_pid=$!
+stop_background() { kill -- "-$device_pid" 2>/dev/null || true; }
+trap stop_background EXIT
+# The device builds are the longest chain of this script, mostly one compiler process at a
+# time: everything else (this script's own steps, the fuzzing and release builds beside them)
+# gives way to them (nice 5), so they keep a core to themselves and end no later than the tests.
+renice -n 5 -p $$ >/dev/null 2>&1 || true
+
+say "JVM driver (drivers/jvm): the JVM engines' tests run it"
+# Offline first (every version is pinned, so a filled local repository is enough), then online.
+mvn -B -q -o -f drivers/jvm/pom.xml package 2>/dev/null || mvn -B -q -f drivers/jvm/pom.xml package
+
+say "format"
+cargo fmt --all -- --check
+
+say "lint (the default build)"
+cargo clippy --all-targets --locked -- -D warnings
+
+say "no import cycles between modules (scripts/module-cycles.py)"
+python3 scripts/module-cycles.py
+
+say "a throw-away PostgreSQL cluster for the results server's tests (stopped at exit)"
+pg_dir=$(mktemp -d)
+stop_postgres() { scripts/postgres.sh stop "$pg_dir"; rm -rf "$pg_dir"; }
 stop_all() {
-    kill -- "-$device_pid" 2>/dev/null || true
+    stop_background
     stop_postgres
 }
 trap stop_all EXIT
+POCKETBENCH_TEST_POSTGRES=$(scripts/postgres.sh start "$pg_dir")
+export POCKETBENCH_TEST_POSTGRES POCKETBENCH_REQUIRE_POSTGRES=1
+echo "$POCKETBENCH_TEST_POSTGRES"
+
 
 say "lint with every feature"
 cargo clippy --all-targets --all-features --locked -- -D warnings
@@ -148,7 +156,7 @@ POCKETBENCH_EXAMPLES_PASS=scratch setsid "$examples_bin" every_documented_exampl
 examples_pid=$!
 stop_all() {
     kill -- "-$examples_pid" 2>/dev/null || true
-    kill -- "-$device_pid" 2>/dev/null || true
+    stop_background
     stop_postgres
 }
 "${tests[@]}" -- --skip every_documented_example_runs_as_written

@@ -143,6 +143,30 @@ impl Scratch {
             .env_remove("POCKETBENCH_SYSFS_ROOT")
             .stdin(Stdio::null())
             .process_group(0);
+        // What cargo sets for this test process and a user's terminal does not have: a build
+        // script that watches one (ring's watches CARGO_MANIFEST_DIR and OUT_DIR) would make
+        // the checkout's builds, made without it, look stale to an example's cargo, which would
+        // build them again.
+        for (k, _) in std::env::vars_os() {
+            let k = k.to_string_lossy();
+            let set_by_cargo = k == "CARGO"
+                || k.starts_with("CARGO_PKG_")
+                || k.starts_with("CARGO_BIN_")
+                || matches!(
+                    &*k,
+                    "OUT_DIR"
+                        | "CARGO_MANIFEST_DIR"
+                        | "CARGO_MANIFEST_PATH"
+                        | "CARGO_MANIFEST_LINKS"
+                        | "CARGO_CRATE_NAME"
+                        | "CARGO_PRIMARY_PACKAGE"
+                        | "CARGO_TARGET_TMPDIR"
+                        | "CARGO_RUSTC_CURRENT_DIR"
+                );
+            if set_by_cargo {
+                c.env_remove(&*k);
+            }
+        }
         // As a terminal's job: Ctrl-C and Ctrl-\ at their defaults, even when this test was
         // started where they are ignored (a background job of a script, which `serve` and
         // the shells inherit, so the docs' Ctrl-C would not stop them).
