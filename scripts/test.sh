@@ -92,7 +92,7 @@ background_builds() {
     wait "$others"
 }
 export -f background_builds
-say "static ARM binaries (scripts/build-device.sh all), fuzzing (scripts/fuzz.sh) and the release build, in the background: log in target/device-build.log"
+say "static ARM binaries (scripts/build-device.sh all), fuzzing (scripts/fuzz.sh) and the release builds, in the background: log in target/device-build.log"
 mkdir -p target
 setsid bash -euo pipefail -c background_builds > target/device-build.log 2>&1 &
 device_pid=$!
@@ -100,7 +100,7 @@ stop_background() { kill -- "-$device_pid" 2>/dev/null || true; }
 trap stop_background EXIT
 # The device builds are the longest chain of this script, mostly one compiler process at a
 # time: everything else (this script's own steps, the fuzzing and release builds beside them)
-# gives way to them (nice 5), so they keep a core to themselves and end no later than the tests.
+# gives way to them (nice 5), so they keep a core to themselves.
 renice -n 5 -p $$ >/dev/null 2>&1 || true
 
 say "JVM driver (drivers/jvm): the JVM engines' tests run it"
@@ -127,7 +127,6 @@ trap stop_all EXIT
 POCKETBENCH_TEST_POSTGRES=$(scripts/postgres.sh start "$pg_dir")
 export POCKETBENCH_TEST_POSTGRES POCKETBENCH_REQUIRE_POSTGRES=1
 echo "$POCKETBENCH_TEST_POSTGRES"
-
 
 say "lint with every feature"
 cargo clippy --all-targets --all-features --locked -- -D warnings
@@ -174,7 +173,7 @@ wait_or_show "$examples_pid" target/examples-scratch.log "the documented example
 grep -E '^(marks in|[0-9]+ examples:|outputs shown|test result)' target/examples-scratch.log
 cat target/examples-timing.log 2>/dev/null || true
 
-say "the static ARM binaries, fuzzing and the release build (run meanwhile)"
+say "the static ARM binaries, fuzzing and the release builds (run meanwhile)"
 wait_or_show "$device_pid" target/device-build.log \
     "the background builds (scripts/build-device.sh all, scripts/fuzz.sh, cargo build --release [--features full])"
 grep -v '^ *Compiling ' target/device-build.log
