@@ -44,16 +44,31 @@ struct State {
     meter: Option<Box<dyn Meter>>,
     tick: u64,
     meter_every: u64,
+    /// When the meter was first and last read: its energy covers exactly this span, so the
+    /// mean power is energy over this span, not over a window timed apart from the readings.
+    meter_span: Option<(u64, u64)>,
+}
+
+impl State {
+    fn read_meter(&mut self, now: u64) {
+        if let Some(m) = self.meter.as_mut() {
+            m.sample(now);
+            let first = self.meter_span.map_or(now, |(f, _)| f);
+            self.meter_span = Some((first, now));
+        }
+    }
+
+    fn meter_span_ns(&self) -> u64 {
+        self.meter_span.map_or(0, |(f, l)| l.saturating_sub(f))
+    }
 }
 
 fn tick(s: &mut State, now: u64) {
     if let Some(f) = s.freq.as_mut() {
         f.sample(now);
     }
-    if let Some(m) = s.meter.as_mut() {
-        if s.tick.is_multiple_of(s.meter_every) {
-            m.sample(now);
-        }
+    if s.tick.is_multiple_of(s.meter_every) {
+        s.read_meter(now);
     }
     s.tick += 1;
 }
@@ -97,6 +112,7 @@ impl Observer {
                 meter,
                 tick: 0,
                 meter_every,
+                meter_span: None,
             };
             sampler::start("pocketbench-sampler", period, state, tick)
         });
@@ -125,8 +141,8 @@ impl Observer {
         );
         let mut timeline_written = false;
         if let Some(s) = self.sampler {
-            let (state, cost) = s.stop();
-            if let Some(probe) = state.freq {
+            let (mut state, cost) = s.stop();
+            if let Some(probe) = state.freq.take() {
                 freq.sampled = probe.timeline.residency(&self.cf);
                 freq.sampler = Some(cost);
                 if let Some(path) = &self.spec.timeline {
@@ -136,12 +152,13 @@ impl Observer {
                     }
                 }
             }
-            if let Some(mut m) = state.meter {
-                // The last periodic reading may be up to a meter period old: read once more,
-                // and count the energy's duration up to that reading.
-                let last = crate::platform::clock::mono_ns();
-                m.sample(last);
-                energy = meter_report(m.as_ref(), last - self.start_ns);
+            if state.meter.is_some() {
+                // The last periodic reading may be up to a meter period old: read once more.
+                state.read_meter(crate::platform::clock::mono_ns());
+                let span = state.meter_span_ns();
+                if let Some(m) = state.meter.as_deref() {
+                    energy = meter_report(m, span);
+                }
             }
         }
         let mut sources = Vec::new();
@@ -196,12 +213,15 @@ pub fn measure_idle(choice: energy::Choice, duration_ns: u64) -> Result<Interval
         meter: Some(meter),
         tick: 0,
         meter_every: 1,
+        meter_span: None,
     };
     let s = sampler::start("pocketbench-baseline", period, state, tick);
     let t0 = crate::platform::clock::mono_ns();
     crate::platform::clock::sleep_until(t0 + duration_ns);
     let (state, _) = s.stop();
-    let elapsed = crate::platform::clock::mono_ns() - t0;
-    let m = state.meter.ok_or("meter lost")?;
-    m.total_uj().map(|uj| Interval::new(elapsed, uj))
+    // The energy covers the first to the last reading (the sampler reads at start and at stop),
+    // which is what the mean power divides by, however late this thread was scheduled.
+    let span = state.meter_span_ns();
+    let m = state.meter.as_ref().ok_or("meter lost")?;
+    m.total_uj().map(|uj| Interval::new(span, uj))
 }
