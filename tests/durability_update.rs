@@ -56,9 +56,7 @@ fn table(owner: &[(u64, u64)]) -> ByTxn {
             .iter()
             .find(|(p, _)| *p == part)
             .map_or(0, |(_, t)| *t);
-        rows.entry(txn)
-            .or_default()
-            .push((part, payload(txn, part)));
+        rows.entry(txn).or_default().push((part, true));
     }
     rows
 }
@@ -108,7 +106,9 @@ fn the_judge_finds_the_transaction_the_table_stands_after() {
     );
     // A row whose payload is not its writer's.
     let mut damaged = table(&after_2);
-    damaged.get_mut(&2).unwrap()[0].1[0] ^= 1;
+    let mut bytes = payload(2, 3);
+    bytes[0] ^= 1;
+    damaged.get_mut(&2).unwrap()[0].1 = durability::is_payload(2, 3, &bytes);
     let r = judged(&damaged, 2);
     assert!(
         r.integrity.as_deref().unwrap().contains("txn 2, part 3"),

@@ -11,7 +11,7 @@
 //! that state (an integrity failure with its exit status or signal) and is started again.
 
 use super::checker::{self, Checker};
-use super::{judge, ByTxn, Plan, PointResult};
+use super::{is_payload, judge, ByTxn, Plan, PointResult};
 use crate::error::{Error, Result, ResultExt};
 use serde::Deserialize;
 use std::path::Path;
@@ -243,7 +243,9 @@ fn judged(found: Found, r: &mut PointResult, plan: &Plan) {
         let mut parts = Vec::new();
         for (i, f) in fields.iter().enumerate() {
             match unhex(f) {
-                Some(bytes) if !bytes.is_empty() => parts.push((i as u64, bytes)),
+                Some(bytes) if !bytes.is_empty() => {
+                    parts.push((i as u64, is_payload(txn, i as u64, &bytes)))
+                }
                 Some(_) => {}
                 None => {
                     r.integrity

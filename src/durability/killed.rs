@@ -19,7 +19,7 @@
 use super::scratch::{copy_dir, in_one_read, BASE, WORK};
 use super::sqlite::{read_acks, ACKS};
 use super::traced::{self, Traced, DIGESTS_FILE};
-use super::{judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
+use super::{is_payload, judge, payload, ByTxn, Plan, PointResult, Subject, PRELOAD};
 use crate::engine::{self, kv, Engine, LastRead, Request};
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::clock::mono_ns;
@@ -379,7 +379,7 @@ fn read_back(e: &mut dyn Engine, upto: u64, problem: &mut Option<String>) -> ByT
             let parts = kv::fields(record)
                 .enumerate()
                 .filter(|(_, f)| !f.is_empty())
-                .map(|(i, f)| (i as u64, f.to_vec()))
+                .map(|(i, f)| (i as u64, is_payload(txn, i as u64, f)))
                 .collect();
             rows.insert(txn, parts);
         }

@@ -9,7 +9,8 @@
 use super::sqlite::{read_acks, ACKS};
 use super::volatile::{Change, Volatile};
 use super::{
-    judge, last_writer, parts, payload, ByTxn, Plan, PointResult, Subject, Workload, PRELOAD,
+    is_payload, judge, last_writer, parts, payload, ByTxn, Plan, PointResult, Subject, Workload,
+    PRELOAD,
 };
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::clock::mono_ns;
@@ -360,7 +361,9 @@ fn check(path: &Path, plan: &Plan, r: &mut PointResult) {
             let Some((txn, part)) = parsed else {
                 return Err(format!("an unexpected key {text:?}"));
             };
-            rows.entry(txn).or_default().push((part, v.to_vec()));
+            rows.entry(txn)
+                .or_default()
+                .push((part, is_payload(txn, part, v)));
         }
         Ok((rows, counter))
     })();

@@ -15,10 +15,12 @@
 
 use super::crash_vfs::Disk;
 use super::{
-    judge, last_writer, parts, payload, ByTxn, Plan, PointResult, Subject, Workload, PRELOAD,
+    is_payload, judge, last_writer, parts, payload, ByTxn, Plan, PointResult, Subject, Workload,
+    PRELOAD,
 };
 use crate::error::{Error, Result, ResultExt};
 use crate::platform::clock::mono_ns;
+use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OpenFlags};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -261,10 +263,14 @@ fn check(db: &Path, plan: &Plan, r: &mut PointResult) {
         let mut q = stmt.query([])?;
         while let Some(row) = q.next()? {
             let txn = row.get::<_, i64>(0)? as u64;
-            by_txn
-                .entry(txn)
-                .or_default()
-                .push((row.get::<_, i64>(1)? as u64, row.get(2)?));
+            let part = row.get::<_, i64>(1)? as u64;
+            // Compared where SQLite holds it; a payload of another type is read as a blob for
+            // the error that gives.
+            let intact = match row.get_ref(2)? {
+                ValueRef::Blob(b) => is_payload(txn, part, b),
+                _ => is_payload(txn, part, &row.get::<_, Vec<u8>>(2)?),
+            };
+            by_txn.entry(txn).or_default().push((part, intact));
         }
         Ok(by_txn)
     })();
