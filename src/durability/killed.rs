@@ -396,29 +396,27 @@ fn read_back(e: &mut dyn Engine, upto: u64, problem: &mut Option<String>) -> ByT
     rows
 }
 
-/// [`read_back`] in one ordered pass over a key-value store: the records whose key is the one
-/// [`KeyValueModel::key_text`] gives a transaction up to `upto`. `None` where the engine is no
-/// key-value store or the pass fails (an error is then met record by record, in its place).
+/// [`read_back`] in one ordered pass ([`Engine::scan_records`]): the records whose key is the
+/// one [`KeyValueModel::key_text`] gives a transaction up to `upto`. `None` where the engine
+/// has no such pass or it fails (an error is then met record by record, in its place).
 fn scanned(e: &mut dyn Engine, upto: u64) -> Option<ByTxn> {
-    let store = e.as_kv()?;
     let model = model();
     let prefix = model.key_prefix.clone().into_bytes();
     let (mut rows, mut key) = (ByTxn::new(), Vec::new());
-    store
-        .scan(&prefix, u32::MAX, &mut |k, v| {
-            let txn = k
-                .strip_prefix(prefix.as_slice())
-                .and_then(|d| std::str::from_utf8(d).ok())
-                .and_then(|d| d.parse::<u64>().ok())
-                .filter(|&t| t <= upto);
-            if let Some(txn) = txn {
-                model.key_text(txn, &mut key);
-                if key == k {
-                    rows.insert(txn, record_parts(txn, v));
-                }
+    e.scan_records(&prefix, &mut |k, v| {
+        let txn = k
+            .strip_prefix(prefix.as_slice())
+            .and_then(|d| std::str::from_utf8(d).ok())
+            .and_then(|d| d.parse::<u64>().ok())
+            .filter(|&t| t <= upto);
+        if let Some(txn) = txn {
+            model.key_text(txn, &mut key);
+            if key == k {
+                rows.insert(txn, record_parts(txn, v));
             }
-        })
-        .ok()?;
+        }
+    })?
+    .ok()?;
     Some(rows)
 }
 
@@ -445,6 +443,66 @@ mod tests {
             r.ordering.as_deref(),
             Some("transaction 2 (acknowledged) is missing or incomplete while 3 (acknowledged after it) is present; 1 acknowledged transaction(s) missing before 3")
         );
+    }
+
+    /// The one pass reads what record-by-record reading reads, on a SQLite table (through its
+    /// SQL session) and on two key-value stores: commits 0–12 with 5 and 7 missing, two of them
+    /// past `upto`, one damaged (its payload's first byte changed), and a stray key.
+    #[test]
+    fn one_ordered_pass_reads_what_point_reads_read() {
+        for engine in ["sqlite", "lmdb", "redb"] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut e = engine::open(engine, &[], dir.path()).unwrap();
+            e.create_schema(&DataModel::KeyValue(model())).unwrap();
+            for txn in (0..=12).filter(|t| ![5, 7, 9].contains(t)) {
+                insert(e.as_mut(), txn, if txn == 0 { PRELOAD } else { 3 }).unwrap();
+            }
+            let mut damaged = vec![payload(9, 0), payload(9, 1)];
+            damaged[0][0] ^= 1;
+            for (txn, values) in [(9u64, damaged), (900, vec![payload(900, 0)])] {
+                let mut key = Vec::new();
+                model().key_text(txn, &mut key);
+                if txn == 900 {
+                    key.insert(4, b'x');
+                }
+                let op = Op::Insert { key: txn, seed: 0 };
+                let values: Vec<Vec<u8>> = (0..PRELOAD as usize)
+                    .map(|i| values.get(i).cloned().unwrap_or_default())
+                    .collect();
+                e.execute(&Request {
+                    op: &op,
+                    key: &key,
+                    values: &values,
+                    keep_read: false,
+                })
+                .unwrap();
+            }
+            let scanned = scanned(e.as_mut(), 10).expect(engine);
+            let mut pointwise = ByTxn::new();
+            let mut key = Vec::new();
+            for txn in 0..=10 {
+                model().key_text(txn, &mut key);
+                let op = Op::Read { key: txn };
+                e.execute(&Request {
+                    op: &op,
+                    key: &key,
+                    values: &[],
+                    keep_read: true,
+                })
+                .unwrap();
+                if let LastRead::Record(record) = e.last_read() {
+                    pointwise.insert(txn, record_parts(txn, record));
+                }
+            }
+            assert_eq!(scanned, pointwise, "{engine}");
+            assert_eq!(
+                scanned.keys().copied().collect::<Vec<_>>(),
+                [0, 1, 2, 3, 4, 6, 8, 9, 10],
+                "{engine}"
+            );
+            assert_eq!(scanned[&9], [(0, false), (1, true)], "{engine}");
+            assert_eq!(scanned[&0].len() as u64, PRELOAD, "{engine}");
+        }
     }
 
     /// LMDB's data file holding the preload and the transactions `txns`, built in `dir`.

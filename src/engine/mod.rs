@@ -135,6 +135,20 @@ pub trait Engine {
         Default::default()
     }
 
+    /// The key-value records from key `start` on in one pass in key order, each handed to
+    /// `visit` as (key, record as [`Engine::last_read`] gives one); how many. `None` where the
+    /// engine has no such pass (the caller reads record by record).
+    fn scan_records(
+        &mut self,
+        start: &[u8],
+        visit: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> Option<std::result::Result<u64, String>> {
+        if let Some(store) = self.as_kv() {
+            return Some(store.scan(start, u32::MAX, visit));
+        }
+        self.as_sql()?.scan_records(start, visit)
+    }
+
     /// The key-value store under a key-value engine (the data-model study writes its own
     /// keys through it); `None` for the others.
     fn as_kv(&mut self) -> Option<&mut dyn kv::KvStore> {

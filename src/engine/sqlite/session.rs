@@ -299,6 +299,23 @@ impl SqlSession {
         }
     }
 
+    /// The key-value table's records from key `start` on, in key order (through the key's
+    /// index, as a point read finds them), each handed to `visit` as (key, record as
+    /// [`SqlSession::last_read`] gives one); `None` before the table exists.
+    pub fn scan_records(
+        &mut self,
+        start: &[u8],
+        visit: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> Option<std::result::Result<u64, String>> {
+        let kv = self.kv.as_mut()?;
+        Some((|| {
+            let stmt = kv.scan.get(kv.api, kv.db)?;
+            stmt.bind_text(1, start)?;
+            stmt.bind_int(2, i64::MAX)?;
+            stmt.each_row(visit)
+        })())
+    }
+
     pub fn last_read(&self) -> LastRead<'_> {
         match self.last_found {
             None => LastRead::Unsupported,

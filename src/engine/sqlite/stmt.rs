@@ -164,6 +164,40 @@ impl RawStmt {
         result
     }
 
+    /// Step to completion, handing each row to `visit` as its first column's bytes and the
+    /// others encoded as [`RawStmt::run_capture`] captures a row; how many rows. The statement
+    /// is reset afterwards.
+    pub fn each_row(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64, String> {
+        let (mut rows, mut record) = (0u64, Vec::new());
+        let result = loop {
+            // SAFETY: valid statement.
+            match unsafe { (self.api.step)(self.stmt) } {
+                ffi::SQLITE_ROW => {
+                    record.clear();
+                    self.copy_row(&mut record);
+                    // SAFETY: positioned on a row; the pointer is valid for `len` bytes until
+                    // the next step (reading other columns does not move it).
+                    let key = unsafe {
+                        let p = (self.api.column_blob)(self.stmt, 0) as *const u8;
+                        let len = (self.api.column_bytes)(self.stmt, 0).max(0) as usize;
+                        if len == 0 || p.is_null() {
+                            &[][..]
+                        } else {
+                            std::slice::from_raw_parts(p, len)
+                        }
+                    };
+                    visit(key, &record);
+                    rows += 1;
+                }
+                ffi::SQLITE_DONE => break Ok(rows),
+                _ => break Err(errmsg(self.api, self.db)),
+            }
+        };
+        // SAFETY: valid statement.
+        unsafe { (self.api.reset)(self.stmt) };
+        result
+    }
+
     /// Step to completion and return every row's columns as bytes (as `sqlite3_column_blob`
     /// gives them: numbers in their text form). The statement is reset afterwards.
     pub fn rows(&mut self) -> Result<Vec<Vec<Vec<u8>>>, String> {
