@@ -168,25 +168,36 @@ impl RawStmt {
     /// others encoded as [`RawStmt::run_capture`] captures a row; how many rows. The statement
     /// is reset afterwards.
     pub fn each_row(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64, String> {
-        let (mut rows, mut record) = (0u64, Vec::new());
+        let mut record = Vec::new();
+        self.step_rows(|s| {
+            record.clear();
+            s.copy_row(&mut record);
+            // SAFETY: `step_rows` calls this on a row.
+            visit(unsafe { s.column(0) }, &record);
+        })
+    }
+
+    /// Step to completion and return every row's columns as bytes (as `sqlite3_column_blob`
+    /// gives them: numbers in their text form). The statement is reset afterwards.
+    pub fn rows(&mut self) -> Result<Vec<Vec<Vec<u8>>>, String> {
+        let mut out = Vec::new();
+        self.step_rows(|s| {
+            // SAFETY: valid statement; `step_rows` calls this on a row.
+            let n = unsafe { (s.api.column_count)(s.stmt) };
+            out.push((0..n).map(|i| unsafe { s.column(i) }.to_vec()).collect());
+        })?;
+        Ok(out)
+    }
+
+    /// Step to completion, calling `on_row` on each row; how many rows. The statement is reset
+    /// afterwards, whether it completed or failed.
+    fn step_rows(&mut self, mut on_row: impl FnMut(&Self)) -> Result<u64, String> {
+        let mut rows = 0u64;
         let result = loop {
             // SAFETY: valid statement.
             match unsafe { (self.api.step)(self.stmt) } {
                 ffi::SQLITE_ROW => {
-                    record.clear();
-                    self.copy_row(&mut record);
-                    // SAFETY: positioned on a row; the pointer is valid for `len` bytes until
-                    // the next step (reading other columns does not move it).
-                    let key = unsafe {
-                        let p = (self.api.column_blob)(self.stmt, 0) as *const u8;
-                        let len = (self.api.column_bytes)(self.stmt, 0).max(0) as usize;
-                        if len == 0 || p.is_null() {
-                            &[][..]
-                        } else {
-                            std::slice::from_raw_parts(p, len)
-                        }
-                    };
-                    visit(key, &record);
+                    on_row(self);
                     rows += 1;
                 }
                 ffi::SQLITE_DONE => break Ok(rows),
@@ -198,39 +209,20 @@ impl RawStmt {
         result
     }
 
-    /// Step to completion and return every row's columns as bytes (as `sqlite3_column_blob`
-    /// gives them: numbers in their text form). The statement is reset afterwards.
-    pub fn rows(&mut self) -> Result<Vec<Vec<Vec<u8>>>, String> {
-        let mut out = Vec::new();
-        let result = loop {
-            // SAFETY: valid statement.
-            match unsafe { (self.api.step)(self.stmt) } {
-                ffi::SQLITE_ROW => {
-                    // SAFETY: positioned on a row; blob pointers are valid for `bytes` bytes
-                    // until the next step.
-                    let row = unsafe {
-                        let n = (self.api.column_count)(self.stmt);
-                        (0..n)
-                            .map(|i| {
-                                let p = (self.api.column_blob)(self.stmt, i) as *const u8;
-                                let len = (self.api.column_bytes)(self.stmt, i).max(0) as usize;
-                                if len == 0 || p.is_null() {
-                                    Vec::new()
-                                } else {
-                                    std::slice::from_raw_parts(p, len).to_vec()
-                                }
-                            })
-                            .collect()
-                    };
-                    out.push(row);
-                }
-                ffi::SQLITE_DONE => break Ok(out),
-                _ => break Err(errmsg(self.api, self.db)),
-            }
-        };
-        // SAFETY: valid statement.
-        unsafe { (self.api.reset)(self.stmt) };
-        result
+    /// Column `i` of the current row as `sqlite3_column_blob` gives it.
+    ///
+    /// # Safety
+    /// The statement is positioned on a row; the bytes are valid until the next step (reading
+    /// other columns does not move them), which `&self` cannot take.
+    #[inline]
+    unsafe fn column(&self, i: c_int) -> &[u8] {
+        let p = (self.api.column_blob)(self.stmt, i) as *const u8;
+        let len = (self.api.column_bytes)(self.stmt, i).max(0) as usize;
+        if len == 0 || p.is_null() {
+            &[]
+        } else {
+            std::slice::from_raw_parts(p, len)
+        }
     }
 
     #[inline]
@@ -249,17 +241,13 @@ impl RawStmt {
 
     #[inline]
     fn copy_row(&self, out: &mut Vec<u8>) {
-        // SAFETY: valid statement positioned on a row; blob pointers are valid for `bytes`
-        // bytes until the next step.
+        // SAFETY: valid statement positioned on a row.
         unsafe {
             let n = (self.api.column_count)(self.stmt);
             for i in 1..n {
-                let p = (self.api.column_blob)(self.stmt, i) as *const u8;
-                let len = (self.api.column_bytes)(self.stmt, i).max(0) as usize;
-                out.extend_from_slice(&(len as u32).to_le_bytes());
-                if len > 0 && !p.is_null() {
-                    out.extend_from_slice(std::slice::from_raw_parts(p, len));
-                }
+                let value = self.column(i);
+                out.extend_from_slice(&(value.len() as u32).to_le_bytes());
+                out.extend_from_slice(value);
             }
         }
     }
