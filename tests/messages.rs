@@ -39,9 +39,16 @@ fn each_message_names_what_is_wrong() {
 #[test]
 fn an_unresolvable_database_host_is_named_with_the_cause() {
     let sb = Sandbox::new();
-    // `.invalid` never resolves (RFC 2606).
+    // `.invalid` never resolves (RFC 2606). Port 0: the default port may be taken on the
+    // machine running the tests, and the address is bound before the store is opened.
     let out = sb
-        .pb(["serve", "--db", "postgres://pb@db.invalid:5432/pocketbench"])
+        .pb([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--db",
+            "postgres://pb@db.invalid:5432/pocketbench",
+        ])
         .expect_code(2);
     assert_eq!(out.stderr_lines().len(), 1, "{}", out.stderr);
     let line = out.stderr_lines()[0];
