@@ -78,8 +78,8 @@ impl TraceReader {
         if len > MAX_FRAME_BYTES {
             return Err(bad("header length is implausible"));
         }
-        let mut json = vec![0u8; len];
-        read_exact(&mut input, &mut json).map_err(|_| bad("header cut short"))?;
+        let mut json = Vec::new();
+        read_len(&mut input, len, &mut json).map_err(|_| bad("header cut short"))?;
         let crc = read_u32(&mut input).map_err(|_| bad("header cut short"))?;
         if crc != crc32fast::hash(&json) {
             return Err(bad("header checksum mismatch"));
@@ -200,8 +200,7 @@ impl TraceReader {
         if len > MAX_FRAME_BYTES {
             return Err(self.corrupt_at_block("block length is implausible"));
         }
-        self.block.resize(len, 0);
-        read_exact(&mut self.input, &mut self.block)
+        read_len(&mut self.input, len, &mut self.block)
             .map_err(|_| self.corrupt_at_block("truncated in the middle of a block"))?;
         if crc32fast::hash(&self.block) != crc {
             return Err(self.corrupt_at_block("block checksum mismatch"));
@@ -342,6 +341,19 @@ fn read_exact(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<()> {
             e
         }
     })
+}
+
+/// Replace `buf`'s contents with the next `len` bytes of `input`. The buffer grows as bytes
+/// arrive, so a length field that promises more than the file holds costs what the file holds,
+/// not the promise (up to [`MAX_FRAME_BYTES`] zeroed for a few bytes of input).
+fn read_len(input: &mut impl Read, len: usize, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    buf.clear();
+    input.take(len as u64).read_to_end(buf)?;
+    if buf.len() == len {
+        Ok(())
+    } else {
+        Err(std::io::Error::new(ErrorKind::UnexpectedEof, "truncated"))
+    }
 }
 
 fn read_u32(input: &mut impl Read) -> std::io::Result<u32> {
