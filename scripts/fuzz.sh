@@ -11,6 +11,10 @@
 #   FUZZ_BUILD=dev fuzzes cargo's dev build of the targets (debug assertions and overflow
 #   checks on, half the build's CPU time, several times fewer executions per second: what
 #   scripts/test.sh's short run uses); the default is `release`, for long runs.
+#   FUZZ_SANITIZER=none builds the targets without AddressSanitizer (cargo fuzz's default,
+#   `address`, is for long runs: it finds memory errors only in unsafe and C code, and costs
+#   build time and executions; scripts/test.sh's short run looks for panics, hangs and memory
+#   blow-ups in the parsers, which the uninstrumented build finds too).
 #
 # Exit status: 0 when no target found anything, 1 otherwise, 2 when nightly is missing.
 set -euo pipefail
@@ -35,6 +39,10 @@ case "${FUZZ_BUILD:-release}" in
     release) build=() ;;
     dev) build=(--dev) ;;
     *) echo "fuzz.sh: FUZZ_BUILD='${FUZZ_BUILD}': expected release or dev" >&2; exit 2 ;;
+esac
+case "${FUZZ_SANITIZER:-address}" in
+    address|none) build+=(--sanitizer "${FUZZ_SANITIZER:-address}") ;;
+    *) echo "fuzz.sh: FUZZ_SANITIZER='${FUZZ_SANITIZER}': expected address or none" >&2; exit 2 ;;
 esac
 
 build_log=$(mktemp)
