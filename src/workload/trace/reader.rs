@@ -345,7 +345,7 @@ fn read_exact(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<()> {
 
 /// Replace `buf`'s contents with the next `len` bytes of `input`. The buffer grows as bytes
 /// arrive, so a length field that promises more than the file holds costs what the file holds,
-/// not the promise (up to [`MAX_FRAME_BYTES`] zeroed for a few bytes of input).
+/// not the up to [`MAX_FRAME_BYTES`] it promised.
 fn read_len(input: &mut impl Read, len: usize, buf: &mut Vec<u8>) -> std::io::Result<()> {
     buf.clear();
     input.take(len as u64).read_to_end(buf)?;
